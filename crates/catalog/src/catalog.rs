@@ -341,7 +341,7 @@ impl Catalog {
         if self.class(txn, name)?.is_some() {
             return Err(CatalogError::Exists(name.to_string()));
         }
-        let (enums, domains) = self.lock_types_of(txn, columns)?;
+        let (enums, domains, composites) = self.lock_types_of(txn, columns)?;
         let oid = self.next_oid()?;
         let pages = Tree::create_logged(self.pool.clone(), Some(self.wal.clone()))?;
         let class = match &matview {
@@ -366,6 +366,7 @@ impl Catalog {
             partitions: Vec::new(),
             enums,
             domains,
+            composites,
             matview,
         })
     }
@@ -622,6 +623,7 @@ impl Catalog {
             exprs: exprs.clone(),
             enum_body: None,
             domain: None,
+            composite: None,
             function: None,
             trigger: None,
         };
@@ -1018,7 +1020,8 @@ impl Catalog {
         } else if class.kind == KIND_VIEW {
             let (tid, _) = self.class(txn, old)?.ok_or_else(missing)?;
             self.lock_view(txn, tid, old)?;
-        } else if class.kind == crate::defs::KIND_ENUM {
+        } else if class.kind == crate::defs::KIND_ENUM || class.kind == crate::defs::KIND_COMPOSITE
+        {
             return Err(missing());
         } else {
             let table = self
@@ -1452,7 +1455,8 @@ impl Catalog {
         let type_oids =
             (columns.iter().map(|c| c.type_oid)).chain(layout.dropped().iter().map(|d| d.type_oid));
         let enums = Catalog::enums_of(classes, type_oids.clone());
-        let domains = crate::domains::domains_of(classes, type_oids);
+        let domains = crate::domains::domains_of(classes, type_oids.clone());
+        let composites = crate::composites::composites_of(classes, type_oids);
         let matview = crate::matviews::matview_of(&class);
         Ok(TableDef {
             oid: class.oid,
@@ -1466,6 +1470,7 @@ impl Catalog {
             partitions,
             enums,
             domains,
+            composites,
             matview,
         })
     }

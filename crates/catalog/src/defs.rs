@@ -150,6 +150,9 @@ pub struct TableDef {
     /// The domains of its columns, as the catalog it was read from
     /// defines them (`domains.rs`).
     pub domains: Vec<std::sync::Arc<crate::domains::DomainType>>,
+    /// The composite types of its columns, as the catalog it was read
+    /// from defines them (`composites.rs`).
+    pub composites: Vec<&'static folio_row::CompositeType>,
     /// A materialized view's query and state (`matviews.rs`); `None`
     /// for an ordinary table.
     pub matview: Option<Matview>,
@@ -611,6 +614,9 @@ pub(crate) const KIND_ENUM: u8 = b'e';
 /// A domain (`domains.rs`): no storage, its base type and constraints
 /// after the columns.
 pub(crate) const KIND_DOMAIN: u8 = b'd';
+/// A composite type (`composites.rs`): no storage, its fields after the
+/// columns.
+pub(crate) const KIND_COMPOSITE: u8 = b'c';
 /// A schema (`schemas.rs`): no storage, named `schema.`.
 pub(crate) const KIND_SCHEMA: u8 = b'n';
 /// An extension (`extensions.rs`): no storage, named `.extension`.
@@ -677,6 +683,9 @@ pub(crate) struct ClassRow {
     /// A domain's definition (kind `d` only, after the columns:
     /// `domains.rs`; its oid and name are the row's).
     pub domain: Option<crate::domains::DomainType>,
+    /// A composite type's fields (kind `c` only, after the columns:
+    /// `composites.rs`).
+    pub composite: Option<crate::composites::CompositeBody>,
     /// A SQL function's signature and body (kind `f` only, after the
     /// columns: `functions.rs`).
     pub function: Option<crate::functions::FunctionBody>,
@@ -711,6 +720,7 @@ impl ClassRow {
             exprs: IndexExprs::default(),
             enum_body: None,
             domain: None,
+            composite: None,
             function: None,
             trigger: None,
         }
@@ -761,6 +771,9 @@ impl ClassRow {
             body.encode(&mut w);
         }
         if let Some(body) = &self.domain {
+            body.encode(&mut w);
+        }
+        if let Some(body) = &self.composite {
             body.encode(&mut w);
         }
         if let Some(body) = &self.function {
@@ -838,6 +851,10 @@ impl ClassRow {
             KIND_DOMAIN => Some(crate::domains::DomainType::decode(&mut r)?),
             _ => None,
         };
+        let composite = match kind {
+            KIND_COMPOSITE => Some(crate::composites::CompositeBody::decode(&mut r)?),
+            _ => None,
+        };
         let function = match kind {
             KIND_FUNCTION => Some(crate::functions::FunctionBody::decode(&mut r)?),
             _ => None,
@@ -856,6 +873,7 @@ impl ClassRow {
             KIND_MATVIEW,
             KIND_ENUM,
             KIND_DOMAIN,
+            KIND_COMPOSITE,
             KIND_SCHEMA,
             KIND_EXTENSION,
             KIND_FUNCTION,
@@ -888,6 +906,7 @@ impl ClassRow {
             exprs,
             enum_body,
             domain,
+            composite,
             function,
             trigger,
         })
@@ -974,8 +993,17 @@ mod tests {
             function: None,
             trigger: None,
             domain: None,
+            composite: None,
         };
         assert_eq!(ClassRow::decode(&class.encode()), Ok(class.clone()));
+        let complex = ClassRow {
+            composite: Some(crate::composites::CompositeBody {
+                array_oid: 16410,
+                fields: vec![("r".into(), 701, -1), ("c".into(), 1043, 14)],
+            }),
+            ..ClassRow::new(16409, "complex", KIND_COMPOSITE, PageId(0))
+        };
+        assert_eq!(ClassRow::decode(&complex.encode()), Ok(complex));
         for deferrable in [
             Deferrable::InitiallyImmediate,
             Deferrable::InitiallyDeferred,

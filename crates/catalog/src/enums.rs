@@ -154,7 +154,14 @@ pub(crate) fn column_type(def: &TableDef, oid: u32, typmod: i32) -> Option<SqlTy
         Some(d) => SqlType::from_oid(d.base_oid, d.base_typmod),
         None => (def.enums.iter())
             .find(|e| e.oid == oid)
-            .map(|e| SqlType::Enum(e)),
+            .map(|e| SqlType::Enum(e))
+            .or_else(|| {
+                (def.composites.iter()).find_map(|c| match oid {
+                    _ if oid == c.oid => Some(SqlType::Composite(c)),
+                    _ if oid == c.array_oid => Some(SqlType::Array(c.sql_type())),
+                    _ => None,
+                })
+            }),
     })
 }
 
@@ -197,6 +204,7 @@ impl Catalog {
         (
             Vec<&'static EnumType>,
             Vec<std::sync::Arc<crate::domains::DomainType>>,
+            Vec<&'static folio_row::CompositeType>,
         ),
         CatalogError,
     > {
@@ -204,12 +212,14 @@ impl Catalog {
             .iter()
             .all(|c| SqlType::from_oid(c.type_oid, c.typmod).is_some())
         {
-            return Ok((Vec::new(), Vec::new()));
+            return Ok((Vec::new(), Vec::new(), Vec::new()));
         }
         let classes = self.class_rows(txn)?;
         for (tid, class) in &classes {
-            if (class.kind == KIND_ENUM || class.kind == crate::defs::KIND_DOMAIN)
-                && columns.iter().any(|c| u64::from(c.type_oid) == class.oid)
+            if (matches!(class.kind, KIND_ENUM | crate::defs::KIND_DOMAIN)
+                && columns.iter().any(|c| u64::from(c.type_oid) == class.oid))
+                || (class.kind == crate::defs::KIND_COMPOSITE
+                    && (columns.iter()).any(|c| crate::composites::is_of(class, c.type_oid)))
             {
                 let missing = || CatalogError::NoSuchType(class.name.clone());
                 self.lock_class_row_as(txn, *tid, missing, true)?;
@@ -218,7 +228,8 @@ impl Catalog {
         let oids = columns.iter().map(|c| c.type_oid);
         Ok((
             Catalog::enums_of(&classes, oids.clone()),
-            crate::domains::domains_of(&classes, oids),
+            crate::domains::domains_of(&classes, oids.clone()),
+            crate::composites::composites_of(&classes, oids),
         ))
     }
 
@@ -330,11 +341,15 @@ impl Catalog {
         oid: u32,
     ) -> Result<(), CatalogError> {
         let users = self.columns_of_type(txn, oid)?;
-        if !users.is_empty() {
+        let fields = txn.with_latest_snapshot(|txn| self.class_rows(txn))?;
+        let fields = crate::composites::fields_of_type(&fields, oid);
+        if !users.is_empty() || !fields.is_empty() {
             let object = format!("type {name}");
+            let fields = (fields.iter()).map(|(t, f)| format!("column {f} of composite type {t}"));
+            let columns = (users.iter()).map(|(t, c)| format!("column {c} of table {t}"));
             return Err(CatalogError::DependedOn {
-                dependents: (users.iter())
-                    .map(|(t, c)| (format!("column {c} of table {t}"), object.clone()))
+                dependents: (fields.chain(columns))
+                    .map(|d| (d, object.clone()))
                     .collect(),
                 object,
             });

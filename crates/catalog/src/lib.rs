@@ -9,6 +9,7 @@ mod autovacuum;
 mod catalog;
 mod class_writes;
 mod codec;
+mod composites;
 mod constraints;
 mod currency;
 mod defs;

@@ -22,6 +22,8 @@ use std::sync::Arc;
 pub struct ObjectLists {
     /// Enum types by name.
     pub enums: Arc<Vec<&'static EnumType>>,
+    /// Composite types by name.
+    pub composites: Arc<Vec<&'static folio_row::CompositeType>>,
     /// Domains by name.
     pub domains: Arc<Vec<Arc<crate::domains::DomainType>>>,
     /// Extensions by name.
@@ -69,6 +71,7 @@ impl Catalog {
         Ok(Arc::new(ObjectLists {
             enums: Arc::new(crate::enums::enums_among(&rows)),
             domains: Arc::new(crate::domains::domains_among(&rows)),
+            composites: Arc::new(crate::composites::composites_among(&rows)),
             extensions: Arc::new(crate::extensions::extensions_among(&rows)),
             functions: Arc::new(crate::functions::functions_among(&rows)),
             triggers: Arc::new(crate::triggers::triggers_among(&rows)),

@@ -317,7 +317,7 @@ fn kind_word(kind: u8) -> &'static str {
         crate::defs::KIND_VIEW => "view",
         crate::defs::KIND_MATVIEW => "materialized view",
         crate::defs::KIND_SEQUENCE => "sequence",
-        crate::defs::KIND_ENUM => "type",
+        crate::defs::KIND_ENUM | crate::defs::KIND_COMPOSITE => "type",
         crate::defs::KIND_FUNCTION => "function",
         _ => "table",
     }

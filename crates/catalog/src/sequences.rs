@@ -488,6 +488,7 @@ impl Catalog {
             exprs: Default::default(),
             enum_body: None,
             domain: None,
+            composite: None,
             function: None,
             trigger: None,
         };

@@ -96,6 +96,10 @@ pub enum RowError {
     /// PostgreSQL's words).
     #[error("malformed array literal: \"{text}\"")]
     MalformedArray { text: String, detail: String },
+    /// Text that is not a value of a composite type (PostgreSQL's
+    /// `record_in`; the DETAIL says what is wrong).
+    #[error("malformed record literal: \"{text}\"")]
+    MalformedRecord { text: String, detail: String },
     /// PostgreSQL's 22000 (data exception) with its message: a range's
     /// bounds out of order, a union or difference in two pieces.
     #[error("{0}")]
@@ -140,7 +144,9 @@ impl RowError {
             RowError::InvalidJson(detail) => Some(detail.clone()),
             RowError::UntranslatableJson => Some("\\u0000 cannot be converted to text.".into()),
             RowError::MalformedRange { detail, .. } => Some(detail.to_string()),
-            RowError::MalformedArray { detail, .. } => Some(detail.clone()),
+            RowError::MalformedArray { detail, .. } | RowError::MalformedRecord { detail, .. } => {
+                Some(detail.clone())
+            }
             _ => None,
         }
     }
@@ -160,7 +166,8 @@ impl RowError {
             | RowError::InvalidInput(_)
             | RowError::InvalidJson(_)
             | RowError::MalformedRange { .. }
-            | RowError::MalformedArray { .. } => "22P02",
+            | RowError::MalformedArray { .. }
+            | RowError::MalformedRecord { .. } => "22P02",
             RowError::DataException(_) => "22000",
             RowError::DateOutOfRange
             | RowError::InfiniteSubtraction(_)

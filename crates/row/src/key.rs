@@ -448,6 +448,23 @@ fn key_value(r: &mut KeyReader<'_>, ty: SqlType) -> Result<Value, RowError> {
             }
             Value::Array(items)
         }
+        // A composite value's fields as an array's elements are keyed.
+        SqlType::Composite(def) => {
+            let mut fields = Vec::with_capacity(def.fields.len());
+            loop {
+                let at = fields.len();
+                match r.byte()? {
+                    0x00 => break,
+                    0x03 => fields.push(Value::Null),
+                    0x01 if at < def.fields.len() => fields.push(key_value(r, def.fields[at].1)?),
+                    m => return Err(corrupt(format!("composite field marker {m:#04x}"))),
+                }
+            }
+            if fields.len() != def.fields.len() {
+                return Err(corrupt("a composite key of another type's fields"));
+            }
+            Value::Record(fields)
+        }
         SqlType::Record => return Err(corrupt("a record in an index key")),
         SqlType::Json | SqlType::Jsonb => return Err(corrupt("json in an index key")),
         SqlType::Numeric(_) => {

@@ -7,6 +7,7 @@
 mod array_text;
 mod big;
 pub mod calendar;
+mod composites;
 mod date_styles;
 mod datetime_fields;
 mod datetime_input;
@@ -38,6 +39,7 @@ mod time_zone_abbreviations;
 mod types;
 mod value;
 
+pub use composites::CompositeType;
 pub use date_styles::{
     DateOutput, DateStyle, MONTH_ABBREVS, WEEKDAY_ABBREVS, date_text, timestamp_text,
 };

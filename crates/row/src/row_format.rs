@@ -5,7 +5,7 @@
 //! | column count | u16 |
 //! | flags | u8: bit 0 = has nulls |
 //! | null bitmap | `ceil(count / 8)` bytes, only with nulls; bit `i` set = column `i` is null (PostgreSQL's `t_bits` is the opposite: set = not null) |
-//! | values | the non-null ones in column order: fixed-width types little-endian (int2 2, int4/float4/date 4, int8/float8/timestamp[tz] 8, bool 1, uuid 16, numeric 18, a long numeric's payload after its 18: `Numeric::stored_len`); text, varchar, char, bytea, arrays and ranges as a u32 length then the bytes (a range's: PostgreSQL's flags byte, then its finite bounds as their element type's values: [`range_payload`]), or, stored out of line, the length with its top bit set ([`EXTERNAL`]) then the value's id (u64) and its length (u64); a long numeric stored out of line as an 18-byte head of flags 5 holding its id (u64) and length (u64) (`Numeric::external_head`; since session 59, rows written before never hold one) |
+//! | values | the non-null ones in column order: fixed-width types little-endian (int2 2, int4/float4/date 4, int8/float8/timestamp[tz] 8, bool 1, uuid 16, numeric 18, a long numeric's payload after its 18: `Numeric::stored_len`); text, varchar, char, bytea, arrays, composite values and ranges as a u32 length then the bytes (an array's or a composite value's: [`fields_payload`]; a range's: PostgreSQL's flags byte, then its finite bounds as their element type's values: [`range_payload`]), or, stored out of line, the length with its top bit set ([`EXTERNAL`]) then the value's id (u64) and its length (u64); a long numeric stored out of line as an 18-byte head of flags 5 holding its id (u64) and length (u64) (`Numeric::external_head`; since session 59, rows written before never hold one) |
 //!
 //! What is stored out of line ([`value_payload`]) is a variable-length
 //! value's bytes after its length word, or a long numeric's whole inline
@@ -160,11 +160,16 @@ fn put_value(out: &mut Vec<u8>, v: &Value, ty: SqlType) -> Result<(), RowError> 
             out.extend_from_slice(&inline_len(payload.len())?.to_le_bytes());
             out.extend_from_slice(&payload);
         }
-        Value::Record(_) => {
-            return Err(RowError::TypeMismatch {
-                value: v.type_name().into(),
-                column: ty.name(),
-            });
+        Value::Record(fields) => {
+            let SqlType::Composite(def) = ty else {
+                return Err(RowError::TypeMismatch {
+                    value: v.type_name().into(),
+                    column: ty.name(),
+                });
+            };
+            let payload = fields_payload(fields, |i| def.fields[i].1)?;
+            out.extend_from_slice(&inline_len(payload.len())?.to_le_bytes());
+            out.extend_from_slice(&payload);
         }
     }
     Ok(())
@@ -253,6 +258,16 @@ fn decode_range(b: &[u8], kind: RangeKind) -> Result<Value, RowError> {
 /// count (u32), a null bitmap of `ceil(count / 8)` bytes (bit set = NULL),
 /// then the non-NULL elements as a row's values are stored.
 fn array_payload(items: &[Value], element: SqlType) -> Result<Vec<u8>, RowError> {
+    fields_payload(items, |_| element)
+}
+
+/// The stored bytes of a list of values, value `i` of type `type_of(i)`:
+/// an array's elements ([`array_payload`]), or a composite value's fields
+/// (the same layout: the count, the null bitmap, the non-NULL fields).
+fn fields_payload(
+    items: &[Value],
+    type_of: impl Fn(usize) -> SqlType,
+) -> Result<Vec<u8>, RowError> {
     let count = u32::try_from(items.len())
         .map_err(|_| RowError::TooLong(format!("an array of {} elements", items.len())))?;
     let mut out = Vec::with_capacity(4 + items.len() * 9);
@@ -264,14 +279,35 @@ fn array_payload(items: &[Value], element: SqlType) -> Result<Vec<u8>, RowError>
         }
     }
     out.extend_from_slice(&bitmap);
-    for item in items.iter().filter(|v| **v != Value::Null) {
-        put_value(&mut out, item, element)?;
+    for (i, item) in items.iter().enumerate() {
+        if *item != Value::Null {
+            put_value(&mut out, item, type_of(i))?;
+        }
     }
     Ok(out)
 }
 
 /// The array of `element`s stored as `b` ([`array_payload`]).
 fn decode_array(b: &[u8], element: SqlType) -> Result<Value, RowError> {
+    decode_fields(b, None, |_| element).map(Value::Array)
+}
+
+/// The value of composite type `def` stored as `b` ([`fields_payload`]).
+fn decode_composite(
+    b: &[u8],
+    def: &'static crate::composites::CompositeType,
+) -> Result<Value, RowError> {
+    decode_fields(b, Some(def.fields.len()), |i| def.fields[i].1).map(Value::Record)
+}
+
+/// The values stored as `b` ([`fields_payload`]), value `i` of type
+/// `type_of(i)`; `fields`: the count they must have (a composite type's),
+/// `None` for any (an array's).
+fn decode_fields(
+    b: &[u8],
+    fields: Option<usize>,
+    type_of: impl Fn(usize) -> SqlType,
+) -> Result<Vec<Value>, RowError> {
     if b.len() < 4 {
         return Err(corrupt("an array shorter than its count"));
     }
@@ -281,6 +317,12 @@ fn decode_array(b: &[u8], element: SqlType) -> Result<Value, RowError> {
     // than the bytes is corrupt, and nothing is allocated for it.
     if b.len() - 4 < bitmap_len || count > (b.len() - 4) * 8 {
         return Err(corrupt("an array cut short in its null bitmap"));
+    }
+    if fields.is_some_and(|n| n != count) {
+        return Err(corrupt(format!(
+            "a composite value of {count} fields where its type has {}",
+            fields.unwrap_or_default()
+        )));
     }
     let (bitmap, rest) = b[4..].split_at(bitmap_len);
     // The elements are stored as a row's values are: read them by its
@@ -292,6 +334,7 @@ fn decode_array(b: &[u8], element: SqlType) -> Result<Value, RowError> {
     };
     let mut items = Vec::with_capacity(count.min(rest.len() + bitmap_len * 8));
     for i in 0..count {
+        let element = type_of(i);
         items.push(match elements.next_raw(i, element)? {
             Raw::Null => Value::Null,
             Raw::Inline(b) => decode_value(Some(b), element)?,
@@ -301,7 +344,7 @@ fn decode_array(b: &[u8], element: SqlType) -> Result<Value, RowError> {
     if !elements.rest.is_empty() {
         return Err(corrupt("bytes after an array's elements"));
     }
-    Ok(Value::Array(items))
+    Ok(items)
 }
 
 /// The most bytes a stored row of `types` can take when all its values
@@ -542,6 +585,7 @@ fn decode_value(bytes: Option<&[u8]>, ty: SqlType) -> Result<Value, RowError> {
         }
         SqlType::Array(element) => decode_array(b, *element)?,
         SqlType::Range(kind) => decode_range(b, kind)?,
+        SqlType::Composite(def) => decode_composite(b, def)?,
         SqlType::Record => return Err(corrupt("a record in a stored row")),
         SqlType::Json | SqlType::Jsonb => {
             let text =

@@ -302,6 +302,7 @@ impl Value {
             }
             SqlType::Jsonb => Value::Jsonb(Box::new(crate::json::Jsonb::parse(text)?)),
             SqlType::Enum(def) => Value::Enum(def.value_of(text)?),
+            SqlType::Composite(def) => def.record_in(text, zone, order)?,
             SqlType::Range(kind) => Value::Range(Box::new(crate::range_text::range_in(
                 kind, text, zone, order,
             )?)),

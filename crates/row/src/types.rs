@@ -1,6 +1,7 @@
 //! SQL types: the ones PostgreSQL's pgbench and everyday OLTP use, with
 //! PostgreSQL's type oids and names.
 
+use crate::composites::CompositeType;
 use crate::enums::EnumType;
 use crate::range::RangeKind;
 
@@ -48,6 +49,10 @@ pub enum SqlType {
     /// A user-defined enum type, as one catalog version defines it
     /// (`enums.rs`): its oid, name and labels.
     Enum(&'static EnumType),
+    /// A user-defined composite type, as one catalog version defines it
+    /// (`composites.rs`): its oid, name and fields. Its values are
+    /// `Value::Record`s of its fields' types.
+    Composite(&'static CompositeType),
     /// `oid`: an object identifier, an unsigned 4-byte integer (`oid.rs`).
     Oid,
     /// `"char"`: PostgreSQL's one-byte internal type of the catalog's
@@ -124,6 +129,7 @@ impl SqlType {
             SqlType::Json => 114,
             SqlType::Jsonb => 3802,
             SqlType::Enum(def) => def.oid,
+            SqlType::Composite(def) => def.oid,
             SqlType::Oid => 26,
             SqlType::InternalChar => 18,
             SqlType::Tid => 27,
@@ -148,6 +154,7 @@ impl SqlType {
                 SqlType::Uuid => 2951,
                 SqlType::Interval => 1187,
                 SqlType::Enum(def) => def.array_oid,
+                SqlType::Composite(def) => def.array_oid,
                 SqlType::Oid => 1028,
                 SqlType::Refcursor => 2201,
                 SqlType::Range(kind) => kind.array_oid(),
@@ -162,6 +169,7 @@ impl SqlType {
     pub fn array_of(self) -> Option<SqlType> {
         let element = match self {
             SqlType::Enum(def) => return Some(SqlType::Array(def.sql_type())),
+            SqlType::Composite(def) => return Some(SqlType::Array(def.sql_type())),
             SqlType::Varchar(_) => SqlType::Varchar(None),
             SqlType::Numeric(_) => SqlType::Numeric(None),
             SqlType::Time(_) => SqlType::Time(None),
@@ -276,6 +284,7 @@ impl SqlType {
             SqlType::Json => "json".into(),
             SqlType::Jsonb => "jsonb".into(),
             SqlType::Enum(def) => def.name.clone(),
+            SqlType::Composite(def) => def.name.clone(),
             SqlType::Oid => "oid".into(),
             SqlType::InternalChar => "\"char\"".into(),
             SqlType::Tid => "tid".into(),
@@ -322,6 +331,7 @@ impl SqlType {
     pub fn key_decodes_exactly(self) -> bool {
         match self {
             SqlType::Array(element) => element.key_decodes_exactly(),
+            SqlType::Composite(def) => def.fields.iter().all(|(_, t)| t.key_decodes_exactly()),
             _ => !matches!(
                 self,
                 SqlType::Numeric(_) | SqlType::Interval | SqlType::Range(RangeKind::Num)
@@ -357,6 +367,7 @@ impl SqlType {
             | SqlType::Range(_)
             | SqlType::Array(_)
             | SqlType::Record
+            | SqlType::Composite(_)
             | SqlType::Json
             | SqlType::Jsonb => None,
         }

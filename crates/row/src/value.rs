@@ -176,6 +176,16 @@ impl Value {
                     .map(|v| v.fit(*element))
                     .collect::<Result<_, _>>()?,
             ),
+            // A composite type's fields, each to its type.
+            (Value::Record(fields), SqlType::Composite(def))
+                if fields.len() == def.fields.len() =>
+            {
+                Value::Record(
+                    (fields.into_iter().zip(&def.fields))
+                        .map(|(v, (_, t))| v.fit(*t))
+                        .collect::<Result<_, _>>()?,
+                )
+            }
             (v, _) if v.matches(ty) => v,
             (v, _) => return Err(mismatch(&v)),
         })
@@ -226,6 +236,10 @@ impl Value {
                 items.iter().all(|v| v.matches(*element))
             }
             (Value::Record(_), SqlType::Record) => true,
+            (Value::Record(fields), SqlType::Composite(def)) => {
+                fields.len() == def.fields.len()
+                    && (fields.iter().zip(&def.fields)).all(|(v, (_, t))| v.matches(*t))
+            }
             (Value::Enum(v), SqlType::Enum(t)) => v.ty.oid == t.oid,
             (Value::Range(r), SqlType::Range(kind)) => r.kind == kind,
             _ => false,

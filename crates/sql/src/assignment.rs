@@ -121,5 +121,9 @@ pub(crate) fn check_bound(
     columns: &(impl Columns + ?Sized),
 ) -> Result<(), SqlError> {
     let column = (relation.def.columns[c].name.as_str(), relation.types[c]);
+    if let SqlType::Composite(def) = column.1 {
+        crate::composite_values::check_row(bound, def, columns, false)
+            .map_err(|e| e.near(Some(value.span().start)))?;
+    }
     check(known_type(bound, columns), column, Some(value))
 }

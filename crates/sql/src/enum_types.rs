@@ -1,5 +1,7 @@
-//! `CREATE TYPE name AS ENUM (...)`, `DROP TYPE` and `ALTER TYPE` of an
-//! enum type (folio-catalog `enums.rs` keeps them; README "Enum types").
+//! `CREATE TYPE name AS ENUM (...)`, `DROP TYPE` (of an enum or a
+//! composite type) and `ALTER TYPE` of an enum type (folio-catalog
+//! `enums.rs` keeps them; README "Enum types"; a composite type's CREATE
+//! is `composite_types.rs`).
 
 use crate::context::Ctx;
 use crate::drop_column::drop_columns_of_type;
@@ -12,15 +14,19 @@ use sqlparser::ast::{
     AlterTypeAddValuePosition, AlterTypeOperation, ObjectName, UserDefinedTypeRepresentation,
 };
 
-/// `CREATE TYPE name AS ENUM ('a', ...)`; a composite type is 0A000.
+/// `CREATE TYPE name AS ENUM ('a', ...)`, or a composite type's
+/// (`composite_types.rs`).
 pub fn create(
     cx: &Ctx<'_>,
     txn: &mut Transaction,
     name: &ObjectName,
     representation: &UserDefinedTypeRepresentation,
 ) -> Result<Output, SqlError> {
-    let UserDefinedTypeRepresentation::Enum { labels } = representation else {
-        return Err(SqlError::unsupported("composite types"));
+    let labels = match representation {
+        UserDefinedTypeRepresentation::Enum { labels } => labels,
+        UserDefinedTypeRepresentation::Composite { attributes } => {
+            return crate::composite_types::create(cx, txn, name, attributes);
+        }
     };
     let name = names::relation(name)?;
     let labels: Vec<String> = labels.iter().map(|l| l.value.clone()).collect();
@@ -41,7 +47,12 @@ pub fn drop(
     let catalog = cx.db.catalog();
     for name in names {
         let name = names::relation(name)?;
-        let Some(def) = catalog.enum_type(txn, &name)? else {
+        // A composite type's array type is stored too (an enum's is not).
+        let oids = match catalog.enum_type(txn, &name)? {
+            Some(def) => Some([def.oid, 0]),
+            None => (catalog.composite_type(txn, &name)?).map(|def| [def.oid, def.array_oid]),
+        };
+        let Some(oids) = oids else {
             if if_exists {
                 notices.push(Notice::info(format!(
                     "type \"{name}\" does not exist, skipping"
@@ -54,9 +65,14 @@ pub fn drop(
             ));
         };
         if cascade {
-            drop_columns_of_type(cx, txn, notices, def.oid)?;
+            for oid in oids.into_iter().filter(|o| *o != 0) {
+                drop_columns_of_type(cx, txn, notices, oid)?;
+            }
         }
-        catalog.drop_enum(txn, &name)?;
+        match catalog.enum_type(txn, &name)? {
+            Some(_) => catalog.drop_enum(txn, &name)?,
+            None => catalog.drop_composite(txn, &name)?,
+        }
     }
     Ok(Output::command("DROP TYPE"))
 }

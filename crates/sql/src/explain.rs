@@ -1524,6 +1524,7 @@ pub(crate) fn type_name(ty: SqlType) -> std::borrow::Cow<'static, str> {
         SqlType::Jsonb => "jsonb",
         SqlType::Array(element) => return format!("{}[]", type_name(*element)).into(),
         SqlType::Enum(def) => &def.name,
+        SqlType::Composite(def) => &def.name,
         SqlType::Oid => "oid",
         SqlType::Tid => "tid",
         SqlType::Xid => "xid",

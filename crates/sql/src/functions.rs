@@ -737,7 +737,7 @@ impl Func {
             Func::Nextval | Func::Currval | Func::Setval | Func::Lastval => SqlType::Int8,
             Func::Catalog(f) => f.ty(),
             Func::Array(f) => f.ty(args),
-            Func::Row(f) => f.ty(),
+            Func::Row(f) => f.ty(args),
             Func::Interval(f) => f.ty(),
             Func::Regex(f) => f.ty(),
             Func::Json(f) => f.ty(args),

@@ -27,6 +27,8 @@ mod change_rows;
 mod cluster;
 mod column_size;
 mod comments;
+mod composite_types;
+mod composite_values;
 mod conflict;
 mod conflict_target;
 mod constraints;

@@ -1935,15 +1935,15 @@ pub(crate) fn column_name(expr: &Expr) -> String {
         Expr::Array(_) => "array".into(),
         // `(a, b)`: a row constructor, as `ROW(a, b)`.
         Expr::Tuple(_) => "row".into(),
-        // `(r).field`: the field's name.
+        // `(r).field`, `(r).f1.f2`: the last field's name.
         Expr::CompoundFieldAccess { access_chain, .. }
             if matches!(
-                access_chain.as_slice(),
-                [sqlparser::ast::AccessExpr::Dot(Expr::Identifier(_))]
+                access_chain.last(),
+                Some(sqlparser::ast::AccessExpr::Dot(Expr::Identifier(_)))
             ) =>
         {
-            match access_chain.as_slice() {
-                [sqlparser::ast::AccessExpr::Dot(Expr::Identifier(id))] => names::ident(id),
+            match access_chain.last() {
+                Some(sqlparser::ast::AccessExpr::Dot(Expr::Identifier(id))) => names::ident(id),
                 _ => UNNAMED.into(),
             }
         }

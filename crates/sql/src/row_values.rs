@@ -39,6 +39,9 @@ pub enum RowFunc {
     /// An ordering of two row constructors of `n` fields each, over the
     /// left fields then the right ones.
     Compare(Cmp),
+    /// `(v).f` of a value of a composite type: its field at this place
+    /// (`composite_values::field`; NULL of a NULL value).
+    Field(u16),
 }
 
 impl RowFunc {
@@ -46,14 +49,22 @@ impl RowFunc {
     pub fn name(self) -> Option<&'static str> {
         Some(match self {
             RowFunc::Construct | RowFunc::WholeRow => "ROW",
-            RowFunc::IsNull(_) | RowFunc::Compare(_) => return None,
+            RowFunc::IsNull(_) | RowFunc::Compare(_) | RowFunc::Field(_) => return None,
         })
     }
 
-    pub fn ty(self) -> SqlType {
+    /// Its type over arguments of types `args`.
+    pub fn ty(self, args: &[SqlType]) -> SqlType {
         match self {
             RowFunc::Construct | RowFunc::WholeRow => SqlType::Record,
             RowFunc::IsNull(_) | RowFunc::Compare(_) => SqlType::Bool,
+            RowFunc::Field(n) => match args.first() {
+                Some(SqlType::Composite(def)) => def
+                    .fields
+                    .get(usize::from(n))
+                    .map_or(SqlType::Text, |(_, t)| *t),
+                _ => SqlType::Text,
+            },
         }
     }
 
@@ -79,6 +90,13 @@ impl RowFunc {
                 }
                 Value::Bool(cmp.holds(std::cmp::Ordering::Equal))
             }
+            RowFunc::Field(n) => match args.into_iter().next() {
+                Some(Value::Record(fields)) => fields
+                    .into_iter()
+                    .nth(usize::from(n))
+                    .ok_or_else(|| SqlError::new("XX000", "a field past a record's end"))?,
+                _ => Value::Null,
+            },
         })
     }
 }
@@ -89,6 +107,7 @@ impl RowFunc {
 pub fn deparse(f: RowFunc, a: &[String]) -> String {
     match f {
         RowFunc::Construct | RowFunc::WholeRow => format!("ROW({})", a.join(", ")),
+        RowFunc::Field(n) => format!("({}).f{}", a.join(", "), n + 1),
         RowFunc::IsNull(false) => format!("({} IS NULL)", a.join(", ")),
         RowFunc::IsNull(true) => format!("({} IS NOT NULL)", a.join(", ")),
         RowFunc::Compare(cmp) => {
@@ -119,12 +138,22 @@ pub fn bind(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Option<Result<Sca
             list,
             negated,
         } if is_constructor(left) => Some(in_list(left, list, *negated, columns)),
-        Expr::CompoundFieldAccess { root, access_chain } => match access_chain.as_slice() {
-            [AccessExpr::Dot(Expr::Identifier(field))] => {
-                Some(field_of(root, &names::ident(field), columns))
-            }
-            _ => None,
-        },
+        Expr::CompoundFieldAccess { root, access_chain } => {
+            let fields: Option<Vec<String>> = (access_chain.iter())
+                .map(|a| match a {
+                    AccessExpr::Dot(Expr::Identifier(field)) => Some(names::ident(field)),
+                    _ => None,
+                })
+                .collect();
+            let (first, rest) = fields.as_deref()?.split_first()?;
+            // `(v).f1.f2`: each field of the one before.
+            Some(field_of(root, first, columns).and_then(|mut s| {
+                for f in rest {
+                    s = field_of_bound(s, f, columns)?;
+                }
+                Ok(s)
+            }))
+        }
         _ => None,
     }
 }
@@ -147,13 +176,14 @@ pub fn whole_row(
 /// `e IS [NOT] NULL`: of a record, [`RowFunc::IsNull`]; else the plain
 /// test.
 pub fn is_null(e: Scalar, negated: bool, columns: &(impl Columns + ?Sized)) -> Scalar {
-    if e.ty_in(columns) == SqlType::Record {
+    if matches!(e.ty_in(columns), SqlType::Record | SqlType::Composite(_)) {
         return Scalar::Func(Func::Row(RowFunc::IsNull(negated)), vec![e]);
     }
     Scalar::IsNull(Box::new(e), negated)
 }
 
-/// `a cmp b` when either side is a row: `None` when neither is.
+/// `a cmp b` when either side is a row (a record or a value of a
+/// composite type): `None` when neither is.
 pub fn compare(
     cmp: Cmp,
     a: &Scalar,
@@ -162,18 +192,22 @@ pub fn compare(
 ) -> Result<Option<Scalar>, SqlError> {
     let (ra, rb) = (row_of(a), row_of(b));
     let (ta, tb) = (a.ty_in(columns), b.ty_in(columns));
-    let (fa, fb) = match (ra, rb) {
-        (None, None) if ta != SqlType::Record && tb != SqlType::Record => return Ok(None),
-        (Some(fa), Some(fb)) => (fa, fb),
-        // A record of unknown fields (a subquery's) meeting a row: the
-        // records' order at run time.
-        _ if ta == SqlType::Record && tb == SqlType::Record => {
-            return Ok(Some(Scalar::Compare(
-                cmp,
-                Box::new(a.clone()),
-                Box::new(b.clone()),
-            )));
+    let is_row = |t: SqlType| matches!(t, SqlType::Record | SqlType::Composite(_));
+    match (ra, rb) {
+        (None, None) if !is_row(ta) && !is_row(tb) => return Ok(None),
+        (Some((RowFunc::Construct, left)), Some((RowFunc::Construct, right))) => {
+            if left.len() != right.len() {
+                return Err(SqlError::new(
+                    "42601",
+                    "unequal number of entries in row expressions",
+                ));
+            }
+            if left.is_empty() {
+                return Err(SqlError::new("0A000", "cannot compare rows of zero length"));
+            }
+            return fields_compared(cmp, left, right, columns).map(Some);
         }
+        _ if is_row(ta) && is_row(tb) => {}
         _ => {
             let name = |s: &Scalar, t: SqlType| match s {
                 Scalar::Const(Value::Text(_)) | Scalar::Param(_) => "unknown".to_string(),
@@ -186,43 +220,30 @@ pub fn compare(
                 name(b, tb)
             )));
         }
-    };
-    let (kind_a, left) = fa;
-    let (kind_b, right) = fb;
-    if kind_a == RowFunc::Construct && kind_b == RowFunc::Construct {
-        if left.len() != right.len() {
-            return Err(SqlError::new(
-                "42601",
-                "unequal number of entries in row expressions",
-            ));
-        }
-        return fields_compared(cmp, left, right, columns).map(Some);
-    }
-    if left.len() != right.len() {
-        return Err(SqlError::new(
-            "42804",
-            "cannot compare record types with different numbers of columns",
-        ));
     }
     // PostgreSQL's record comparison finds each column's operator by its
-    // two types, which must be one (an unknown literal is not).
-    for (n, (x, y)) in left.iter().zip(right).enumerate() {
-        let of = |s: &Scalar| match s {
-            Scalar::Const(Value::Text(_)) | Scalar::Param(_) => None,
-            s => Some(s.ty_in(columns)),
-        };
-        let (tx, ty) = (of(x), of(y));
-        if tx.map(SqlType::oid) != ty.map(SqlType::oid) || tx.is_none() {
-            let name = |t: Option<SqlType>| t.map_or("unknown".to_string(), types_name);
+    // two types, which must be one (an unknown literal is not); a record
+    // of unknown fields (a subquery's) is judged by its values.
+    if let (Some(left), Some(right)) = (field_types(a, ta, columns), field_types(b, tb, columns)) {
+        if left.len() != right.len() {
             return Err(SqlError::new(
                 "42804",
-                format!(
-                    "cannot compare dissimilar column types {} and {} at record column {}",
-                    name(tx),
-                    name(ty),
-                    n + 1
-                ),
+                "cannot compare record types with different numbers of columns",
             ));
+        }
+        for (n, (tx, ty)) in left.iter().zip(&right).enumerate() {
+            if tx.map(SqlType::oid) != ty.map(SqlType::oid) || tx.is_none() {
+                let name = |t: &Option<SqlType>| t.map_or("unknown".to_string(), types_name);
+                return Err(SqlError::new(
+                    "42804",
+                    format!(
+                        "cannot compare dissimilar column types {} and {} at record column {}",
+                        name(tx),
+                        name(ty),
+                        n + 1
+                    ),
+                ));
+            }
         }
     }
     Ok(Some(Scalar::Compare(
@@ -230,6 +251,28 @@ pub fn compare(
         Box::new(a.clone()),
         Box::new(b.clone()),
     )))
+}
+
+/// The field types of row `s` of type `ty`, when they are known: a
+/// composite type's, or a row constructor's or whole row's fields' (an
+/// unknown literal's as `None`).
+fn field_types(
+    s: &Scalar,
+    ty: SqlType,
+    columns: &(impl Columns + ?Sized),
+) -> Option<Vec<Option<SqlType>>> {
+    if let SqlType::Composite(def) = ty {
+        return Some(def.fields.iter().map(|(_, t)| Some(*t)).collect());
+    }
+    let (_, fields) = row_of(s)?;
+    Some(
+        (fields.iter())
+            .map(|f| match f {
+                Scalar::Const(Value::Text(_)) | Scalar::Param(_) => None,
+                f => Some(f.ty_in(columns)),
+            })
+            .collect(),
+    )
 }
 
 /// A type's name as PostgreSQL's record errors print it (`integer`,
@@ -328,7 +371,18 @@ fn field_of(
             return Ok(Scalar::Column(columns.resolve_qualified(&name, field)?.0));
         }
     }
-    let record = scalar::bind(root, columns)?;
+    field_of_bound(scalar::bind(root, columns)?, field, columns)
+}
+
+/// `(record).field` of the bound `record`.
+fn field_of_bound(
+    record: Scalar,
+    field: &str,
+    columns: &(impl Columns + ?Sized),
+) -> Result<Scalar, SqlError> {
+    if let SqlType::Composite(def) = record.ty_in(columns) {
+        return crate::composite_values::field(record, def, field);
+    }
     match record {
         Scalar::Func(Func::Row(RowFunc::Construct), mut args) => {
             let n = field
@@ -410,15 +464,23 @@ fn construct<'e>(
     Ok(Scalar::Func(Func::Row(RowFunc::Construct), args))
 }
 
-/// PostgreSQL's binary form of a record (`record_send`): the number of
-/// fields, then per field its type's oid, its length (-1 for NULL) and
-/// its binary form. The oid is the value's own type's (a NULL field's is
-/// `text`, and a `varchar` or `char(n)` field's is `text`, where
-/// PostgreSQL sends the column's).
-pub fn record_binary(fields: &[Value]) -> Result<Vec<u8>, SqlError> {
+/// PostgreSQL's binary form of a record (`record_send`) of type
+/// `type_oid`: the number of fields, then per field its type's oid, its
+/// length (-1 for NULL) and its binary form. The oid is the field's type's
+/// when `type_oid` is a composite type in scope, else the value's own
+/// type's (a NULL field's is `text`, and a `varchar` or `char(n)` field's
+/// is `text`, where PostgreSQL sends the column's).
+pub fn record_binary(fields: &[Value], type_oid: u32) -> Result<Vec<u8>, SqlError> {
+    let declared = match crate::user_types::of_oid(type_oid, -1) {
+        Some(SqlType::Composite(def)) if def.fields.len() == fields.len() => Some(def),
+        _ => None,
+    };
     let mut out = (fields.len() as i32).to_be_bytes().to_vec();
-    for field in fields {
-        let oid = scalar::value_type(field).oid();
+    for (n, field) in fields.iter().enumerate() {
+        let oid = match declared {
+            Some(def) => def.fields[n].1.oid(),
+            None => scalar::value_type(field).oid(),
+        };
         out.extend_from_slice(&oid.to_be_bytes());
         match types::binary_output(field, oid)? {
             None => out.extend_from_slice(&(-1i32).to_be_bytes()),
@@ -478,7 +540,7 @@ mod tests {
     // field (-1 for NULL).
     #[test]
     fn record_binary_is_record_send_s_layout() {
-        let bytes = record_binary(&[Value::Int4(7), Value::Null]).unwrap();
+        let bytes = record_binary(&[Value::Int4(7), Value::Null], 2249).unwrap();
         let mut want = 2i32.to_be_bytes().to_vec();
         want.extend_from_slice(&23u32.to_be_bytes());
         want.extend_from_slice(&4i32.to_be_bytes());

@@ -839,12 +839,21 @@ fn bind_node(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, S
                         value @ Value::Text(_),
                         SqlType::Text | SqlType::Varchar(_) | SqlType::Char(_) | SqlType::Refcursor,
                     ) => Scalar::Cast(Box::new(Scalar::Const(value)), ty),
+                    // A record says nothing of its composite type.
+                    (value, SqlType::Composite(_)) => {
+                        Scalar::Cast(Box::new(Scalar::Const(value)), ty)
+                    }
                     (value, _) => Scalar::Const(value),
                 },
                 other if matches!(ty, SqlType::Text | SqlType::Varchar(_)) => {
                     Scalar::Cast(Box::new(char_as_text(other, columns)), ty)
                 }
-                other => Scalar::Cast(Box::new(other), ty),
+                other => {
+                    if let SqlType::Composite(def) = ty {
+                        crate::composite_values::check_row(&other, def, columns, true)?;
+                    }
+                    Scalar::Cast(Box::new(other), ty)
+                }
             };
             match domain {
                 Some(d) => Scalar::Domain(Box::new(cast), d),

@@ -241,7 +241,11 @@ fn category(ty: SqlType) -> Category {
         | SqlType::TimeTz(_) => Category::DateTime,
         SqlType::Interval => Category::Timespan,
         SqlType::Array(_) => Category::Array,
-        SqlType::Record | SqlType::Json | SqlType::Jsonb | SqlType::Enum(_) => Category::Other,
+        SqlType::Record
+        | SqlType::Composite(_)
+        | SqlType::Json
+        | SqlType::Jsonb
+        | SqlType::Enum(_) => Category::Other,
         SqlType::Bytea
         | SqlType::Uuid
         | SqlType::Tid

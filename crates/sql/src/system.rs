@@ -1046,6 +1046,23 @@ impl SystemRelation {
                         PUBLIC_NAMESPACE,
                     ));
                 }
+                // The composite types, in `public` (no `pg_class` row:
+                // typrelid 0).
+                for def in crate::user_types::composites().iter() {
+                    out.push(
+                        TypeRow {
+                            array: def.array_oid.into(),
+                            ..TypeRow::new(def.oid.into(), def.name.clone(), PUBLIC_NAMESPACE, "c")
+                        }
+                        .row(),
+                    );
+                    out.push(TypeRow::array_of(
+                        def.array_oid.into(),
+                        &def.name,
+                        def.oid.into(),
+                        PUBLIC_NAMESPACE,
+                    ));
+                }
                 // The domains, in `public`, with their base type's storage.
                 for def in crate::user_types::domains().iter() {
                     let base = TYPES.iter().find(|t| t.0 == i64::from(def.base_oid));
@@ -1639,7 +1656,7 @@ struct TypeRow {
 
 impl TypeRow {
     /// A varlena type of kind `typtype` (`b` base, `r` range, `e` enum,
-    /// `d` domain) with PostgreSQL's category of that kind.
+    /// `c` composite, `d` domain) with PostgreSQL's category of that kind.
     fn new(oid: i64, name: String, namespace: i64, typtype: &'static str) -> TypeRow {
         TypeRow {
             oid,
@@ -1651,6 +1668,7 @@ impl TypeRow {
             category: match typtype {
                 "r" => "R",
                 "e" => "E",
+                "c" => "C",
                 _ => "U",
             },
             elem: 0,

@@ -342,6 +342,7 @@ pub fn typname(ty: SqlType) -> std::borrow::Cow<'static, str> {
         SqlType::Jsonb => "jsonb",
         SqlType::Array(element) => return format!("_{}", typname(*element)).into(),
         SqlType::Enum(def) => &def.name,
+        SqlType::Composite(def) => &def.name,
         SqlType::Oid => "oid",
         SqlType::InternalChar => "char",
         SqlType::Tid => "tid",
@@ -378,6 +379,7 @@ pub fn coerce(value: Value, ty: SqlType) -> Result<Value, SqlError> {
             | SqlType::Json
             | SqlType::Jsonb
             | SqlType::Enum(_)
+            | SqlType::Composite(_)
             | SqlType::Oid
             | SqlType::InternalChar
             | SqlType::Tid
@@ -443,6 +445,10 @@ pub fn assign(value: Value, ty: SqlType) -> Result<Value, SqlError> {
                 .map(|v| assign(v, *element))
                 .collect::<Result<_, _>>()?,
         ),
+        // A row's fields, each by the same rule (`composite_values.rs`).
+        (Value::Record(fields), SqlType::Composite(def)) => {
+            crate::composite_values::fields_to(fields, def, assign)?
+        }
         (v @ (Value::Null | Value::Text(_)), _) => v,
         (v, _) if v.matches(ty) => v,
         (v, _) if assignment_cast(crate::scalar::value_type(&v), ty) => match ty {
@@ -588,6 +594,14 @@ pub fn cast(value: Value, ty: SqlType) -> Result<Value, SqlError> {
                 .map(|v| cast(v, *element))
                 .collect::<Result<_, _>>()?,
         ),
+        // A row to a composite type: its fields, each cast
+        // (`composite_values.rs`); a composite value is a record.
+        (Value::Record(fields), SqlType::Composite(def)) => {
+            crate::composite_values::fields_to(fields, def, cast)?
+        }
+        (v @ Value::Record(_), SqlType::Record) => return Ok(v),
+        (v @ Value::Record(_), _) => return Err(no_cast(&v, ty)),
+        (v, SqlType::Composite(_) | SqlType::Record) => return Err(no_cast(&v, ty)),
         // An oid is cast from and to the integers only (and text, above;
         // smallint: only to it), as PostgreSQL's `pg_cast`.
         (
@@ -840,7 +854,7 @@ pub fn binary_output(value: &Value, type_oid: u32) -> Result<Option<Vec<u8>>, Sq
         Value::Numeric(n) => numeric_binary(n),
         Value::Array(items) => array_binary(items, type_oid)?,
         Value::Range(r) => range_binary(r)?,
-        Value::Record(fields) => crate::row_values::record_binary(fields)?,
+        Value::Record(fields) => crate::row_values::record_binary(fields, type_oid)?,
         Value::Json(text) => text.as_bytes().to_vec(),
         // PostgreSQL's enum_send: the label's bytes.
         Value::Enum(e) => e.label().name.as_bytes().to_vec(),
@@ -1117,7 +1131,7 @@ pub fn binary_input(bytes: &[u8], ty: SqlType) -> Result<Value, SqlError> {
         },
         SqlType::Array(element) => array_binary_input(bytes, *element)?,
         SqlType::Range(kind) => range_binary_input(bytes, kind)?,
-        SqlType::Record => {
+        SqlType::Record | SqlType::Composite(_) => {
             return Err(SqlError::unsupported(format!(
                 "binary input of type {}",
                 ty.name()

@@ -1,4 +1,5 @@
-//! The user-defined types (enum types and domains) a statement's
+//! The user-defined types (enum types, composite types and domains) a
+//! statement's
 //! transaction sees, for the
 //! binder's type names (`types::column_type`), which has no catalog: the
 //! session puts them into this thread's scope around each statement
@@ -9,16 +10,22 @@ use folio_catalog::DomainType;
 use folio_row::SqlType;
 use std::sync::Arc;
 
-/// The enum type named `name`, or a domain's base type, if the
-/// statement's transaction sees one.
+/// The enum or composite type named `name`, or a domain's base type, if
+/// the statement's transaction sees one.
 pub fn named(name: &str) -> Option<SqlType> {
     if let Some(d) = domain_named(name) {
         return SqlType::from_oid(d.base_oid, d.base_typmod);
     }
     crate::object_scope::with(|lists| {
-        (lists?.enums.iter())
+        let lists = lists?;
+        (lists.enums.iter())
             .find(|e| e.name == name)
             .map(|e| SqlType::Enum(e))
+            .or_else(|| {
+                (lists.composites.iter())
+                    .find(|c| c.name == name)
+                    .map(|c| SqlType::Composite(c))
+            })
     })
 }
 
@@ -37,13 +44,18 @@ fn domain_where(wanted: impl Fn(&DomainType) -> bool) -> Option<Arc<DomainType>>
     crate::object_scope::with(|lists| lists?.domains.iter().find(|d| wanted(d)).cloned())
 }
 
+/// Every composite type the statement's transaction sees, by name.
+pub fn composites() -> Arc<Vec<&'static folio_row::CompositeType>> {
+    crate::object_scope::with(|lists| lists.map(|l| l.composites.clone()).unwrap_or_default())
+}
+
 /// Every domain the statement's transaction sees, by name.
 pub fn domains() -> Arc<Vec<Arc<DomainType>>> {
     crate::object_scope::with(|lists| lists.map(|l| l.domains.clone()).unwrap_or_default())
 }
 
-/// A type by oid: a built-in one, an enum type in scope, or a domain's
-/// base type.
+/// A type by oid: a built-in one, an enum or composite type in scope, or
+/// a domain's base type.
 pub fn of_oid(oid: u32, typmod: i32) -> Option<SqlType> {
     if let Some(d) = SqlType::from_oid(oid, typmod)
         .is_none()
@@ -54,11 +66,22 @@ pub fn of_oid(oid: u32, typmod: i32) -> Option<SqlType> {
     }
     SqlType::from_oid(oid, typmod).or_else(|| {
         crate::object_scope::with(|lists| {
-            lists?.enums.iter().find_map(|e| match oid {
-                _ if oid == e.oid => Some(SqlType::Enum(e)),
-                _ if oid == e.array_oid => Some(SqlType::Array(e.sql_type())),
-                _ => None,
-            })
+            let lists = lists?;
+            lists
+                .enums
+                .iter()
+                .find_map(|e| match oid {
+                    _ if oid == e.oid => Some(SqlType::Enum(e)),
+                    _ if oid == e.array_oid => Some(SqlType::Array(e.sql_type())),
+                    _ => None,
+                })
+                .or_else(|| {
+                    lists.composites.iter().find_map(|c| match oid {
+                        _ if oid == c.oid => Some(SqlType::Composite(c)),
+                        _ if oid == c.array_oid => Some(SqlType::Array(c.sql_type())),
+                        _ => None,
+                    })
+                })
         })
     })
 }

@@ -397,14 +397,14 @@ mod tests {
             b.contains("ARRAY[ROW(\"*TLOCRN*\".\"f\", \"*TLOCRN*\".\"t\")] AS \"seq\""),
             "{b}"
         );
-        assert!(b.contains("CAST(false AS boolean) AS \"is_cycle\""), "{b}");
+        assert!(b.contains("CAST(false AS BOOLEAN) AS \"is_cycle\""), "{b}");
         let s = s.to_string();
         assert!(
             s.contains("SELECT g.*, \"w\".\"seq\", \"w\".\"is_cycle\", \"w\".\"path\" FROM graph"),
             "{s}"
         );
         assert!(
-            s.contains("WHERE \"*TROCRN*\".\"is_cycle\" <> CAST(true AS boolean)"),
+            s.contains("WHERE \"*TROCRN*\".\"is_cycle\" <> CAST(true AS BOOLEAN)"),
             "{s}"
         );
         let no_reference = crate::parse::query("SELECT 1").unwrap();

@@ -75,7 +75,7 @@ pub enum SqlType {
 }
 
 /// The element types arrays have.
-static ELEMENTS: [SqlType; 25] = [
+static ELEMENTS: [SqlType; 26] = [
     SqlType::Bool,
     SqlType::Bytea,
     SqlType::Int2,
@@ -101,6 +101,7 @@ static ELEMENTS: [SqlType; 25] = [
     SqlType::Range(RangeKind::Date),
     SqlType::Range(RangeKind::Ts),
     SqlType::Range(RangeKind::Tstz),
+    SqlType::Record,
 ];
 
 impl SqlType {
@@ -158,6 +159,7 @@ impl SqlType {
                 SqlType::Oid => 1028,
                 SqlType::Refcursor => 2201,
                 SqlType::Range(kind) => kind.array_oid(),
+                SqlType::Record => 2287,
                 _ => 1009,
             },
         }

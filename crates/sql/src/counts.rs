@@ -15,6 +15,8 @@ use folio_row::{SqlType, Value};
 use sqlparser::ast::{Expr, Fetch, LimitClause};
 use std::cmp::Ordering;
 use std::ops::ControlFlow;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering as AtomicOrdering};
 
 /// A query's counts as planned.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -65,6 +67,40 @@ pub enum Stop {
     After(usize),
     /// Known when the plan runs.
     AtRun(Box<AtRun>),
+    /// Set by what runs the plan, before each run: the rows a recursive
+    /// union with a LIMIT above it still needs from its step
+    /// (`recursive.rs`).
+    Budget(Budget),
+}
+
+/// The rows a plan may stop after, set between its runs (all until set;
+/// [`Stop::Budget`]). Shared by the plan and what runs it.
+#[derive(Debug, Clone)]
+pub struct Budget(Arc<AtomicUsize>);
+
+impl Default for Budget {
+    fn default() -> Budget {
+        Budget(Arc::new(AtomicUsize::new(usize::MAX)))
+    }
+}
+
+impl PartialEq for Budget {
+    fn eq(&self, other: &Budget) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl Budget {
+    /// The rows the next runs may stop after (`None`: all).
+    pub fn set(&self, rows: Option<usize>) {
+        self.0
+            .store(rows.unwrap_or(usize::MAX), AtomicOrdering::Relaxed);
+    }
+
+    fn rows(&self) -> Option<usize> {
+        let rows = self.0.load(AtomicOrdering::Relaxed);
+        (rows != usize::MAX).then_some(rows)
+    }
 }
 
 impl Stop {
@@ -77,6 +113,7 @@ impl Stop {
                 let (limit, offset) = at_run.values(env)?;
                 rows_needed(limit, offset)
             }
+            Some(Stop::Budget(budget)) => budget.rows(),
         })
     }
 }

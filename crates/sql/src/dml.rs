@@ -761,12 +761,7 @@ impl PerRow<'_> {
         if subplans.is_empty() {
             return change(txn, env, per_row);
         }
-        let results = (subplans.iter())
-            .map(|s| match s.is_correlated() {
-                true => Ok(Vec::new()),
-                false => Ok(query::run(txn, &s.plan, env)?.0),
-            })
-            .collect::<Result<Vec<_>, SqlError>>()?;
+        let results = subquery::run_uncorrelated(txn, subplans, env)?;
         let env = Env {
             subqueries: &results,
             ..*env

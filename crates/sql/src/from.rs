@@ -504,6 +504,9 @@ pub enum Source {
         table: WorkTable,
         /// The most rows its reader takes (`LIMIT`), if it stops early.
         limit: Option<crate::counts::Stop>,
+        /// The rows still needed, for the step, when it may stop early
+        /// (`recursive::run`).
+        budget: crate::counts::Budget,
     },
     /// A sequence read as a relation (`SELECT * FROM s`): its one row
     /// (`last_value`, `log_cnt`, `is_called`) now, then its filter.
@@ -1918,9 +1921,10 @@ impl Source {
                 step,
                 table,
                 limit,
+                budget,
             } => {
                 let limit = crate::counts::Stop::rows(limit.as_ref(), env)?;
-                crate::recursive::run(txn, env, (*all, limit), base, step, table)?
+                crate::recursive::run(txn, env, (*all, limit, budget), (base, step), table)?
             }
             Source::WorkTable { table, filter, .. } => kept(table.rows(), filter, env)?,
             Source::Sequence {

@@ -134,6 +134,8 @@ mod row_values;
 mod scalar;
 mod scan;
 mod schemas;
+mod search_cycle;
+mod search_cycle_rewrite;
 mod sequences;
 mod server_settings;
 mod session;

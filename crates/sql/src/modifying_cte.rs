@@ -64,6 +64,30 @@ impl Produced {
     }
 }
 
+impl Produced {
+    /// The CTE `name (alias's columns)` computed once (`cte.rs`), whose
+    /// references are renamed to `marker`, planned as `planned`: the rows
+    /// its query level's run fills `table` with. 42P10 for more column
+    /// names than it has columns.
+    pub fn computed(
+        marker: &str,
+        name: &str,
+        alias: &TableAlias,
+        planned: &crate::query::Planned,
+        table: &WorkTable,
+    ) -> Result<Produced, SqlError> {
+        let mut names: Vec<String> = planned.columns.iter().map(|c| c.name.clone()).collect();
+        rename(name, alias, &mut names)?;
+        Ok(Produced {
+            name: marker.to_string(),
+            table: table.clone(),
+            returning: true,
+            names,
+            types: planned.types.clone(),
+        })
+    }
+}
+
 /// A planned statement with data-modifying CTEs: the CTEs' changes, each
 /// with the work table its RETURNING rows fill, then the rest.
 pub struct Changes {
@@ -101,9 +125,19 @@ fn is_change(query: &Query) -> bool {
 pub fn plan(cx: &Ctx<'_>, txn: &Transaction, query: &Query) -> Result<Changes, SqlError> {
     let with = query.with.as_ref().expect("checked by has_any");
     if with.recursive {
-        return Err(SqlError::unsupported(
-            "a data-modifying statement in a WITH RECURSIVE",
-        ));
+        // (Its items are then taken in the order they name each other:
+        // `plan_in_scope`.)
+        for cte in with.cte_tables.iter().filter(|c| is_change(&c.query)) {
+            let name = names::ident(&cte.alias.name);
+            if crate::recursive_form::names(&*cte.query, &name) {
+                return Err(SqlError::new(
+                    "42P19",
+                    format!(
+                        "recursive query \"{name}\" must not contain data-modifying statements"
+                    ),
+                ));
+            }
+        }
     }
     let depth = cx.produced.borrow().len();
     let planned = plan_in_scope(cx, txn, query);
@@ -115,9 +149,13 @@ pub fn plan(cx: &Ctx<'_>, txn: &Transaction, query: &Query) -> Result<Changes, S
 
 fn plan_in_scope(cx: &Ctx<'_>, txn: &Transaction, query: &Query) -> Result<Changes, SqlError> {
     let with = query.with.as_ref().expect("checked by has_any");
+    let items = match with.recursive {
+        true => crate::recursive_form::dependency_order(with.cte_tables.clone())?,
+        false => with.cte_tables.clone(),
+    };
     let mut first = Vec::new();
     let mut kept = Vec::new();
-    for cte in &with.cte_tables {
+    for cte in &items {
         if !is_change(&cte.query) {
             kept.push(cte.clone());
             continue;

@@ -284,6 +284,7 @@ pub fn statements(sql: &str) -> Result<Vec<Parsed>, SqlError> {
             check_option.as_ref().map(|(_, with)| with),
         )?;
         let check_option = check_option.map(|(option, _)| option);
+        crate::search_cycle::mark(&mut spanned, &text)?;
         let likes = crate::create_like::take(&mut spanned, &text)?;
         let partition_spec = match (
             keyword(&spanned[0].token),
@@ -1441,6 +1442,21 @@ pub fn index_column(sql: &str) -> Result<sqlparser::ast::IndexColumn, SqlError> 
     let mut column = whole(sql, |p| p.parse_create_index_expr())?;
     crate::distinct_from::regroup(&mut column.column.expr);
     Ok(column)
+}
+
+/// One query from text folio writes itself (a rewrite's template).
+pub fn query(sql: &str) -> Result<sqlparser::ast::Query, SqlError> {
+    whole(sql, |p| p.parse_query()).map(|q| *q)
+}
+
+/// The tokens of `sql` without white space, as a statement's are when
+/// its rewrites see them (`position::split`).
+pub(crate) fn plain_tokens(sql: &str) -> Result<Vec<TokenWithSpan>, SqlError> {
+    let mut tokens = Tokenizer::new(&crate::dialect::Folio, sql)
+        .tokenize_with_location()
+        .map_err(|e| SqlError::syntax(e.to_string()))?;
+    tokens.retain(|t| !matches!(t.token, Token::Whitespace(_)));
+    Ok(tokens)
 }
 
 /// What `read` parses of all of `sql`.

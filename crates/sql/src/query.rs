@@ -280,17 +280,16 @@ pub fn plan_query(cx: &Ctx<'_>, txn: &Transaction, query: &Query) -> Result<Plan
 /// `plan_query`, which guards the stack: `stack.rs`).
 fn plan_level(cx: &Ctx<'_>, txn: &Transaction, query: &Query) -> Result<Planned, SqlError> {
     if query.with.is_some() {
-        let (inlined, recursive) = crate::cte::inline(query)?;
-        if recursive.is_empty() {
-            return plan_query(cx, txn, &inlined);
+        let inlined = crate::cte::inline(query)?;
+        if inlined.recursive.is_empty() && inlined.materialized.is_empty() {
+            return plan_query(cx, txn, &inlined.query);
         }
-        // The recursive CTEs are in scope while the query is planned.
-        let depth = cx.recursive.borrow().len();
-        cx.recursive
-            .borrow_mut()
-            .extend(recursive.into_iter().map(std::rc::Rc::new));
-        let planned = plan_query(cx, txn, &inlined);
+        // The recursive and computed CTEs are in scope while the query is
+        // planned.
+        let (depth, produced) = (cx.recursive.borrow().len(), cx.produced.borrow().len());
+        let planned = plan_with(cx, txn, inlined);
         cx.recursive.borrow_mut().truncate(depth);
+        cx.produced.borrow_mut().truncate(produced);
         return planned;
     }
     let lock = row_lock(&query.locks)?;
@@ -410,6 +409,51 @@ fn plan_level(cx: &Ctx<'_>, txn: &Transaction, query: &Query) -> Result<Planned,
             }
         }
     }
+    Ok(planned)
+}
+
+/// Plans a query level whose WITH has recursive or computed CTEs
+/// (`cte.rs`): the recursive ones put in scope, each computed one planned
+/// in turn and put in scope as the rows its run fills (a subplan of the
+/// level, run before its other subqueries: `subquery::run_uncorrelated`),
+/// the CTEs nobody names planned for their errors only (the recursive
+/// ones last: they may name the others), then the query.
+/// The caller takes the CTEs out of scope again.
+fn plan_with(
+    cx: &Ctx<'_>,
+    txn: &Transaction,
+    inlined: crate::cte::Inlined,
+) -> Result<Planned, SqlError> {
+    let mut unnamed = Vec::new();
+    for (cte, named) in inlined.recursive {
+        let cte = std::rc::Rc::new(cte);
+        if !named {
+            unnamed.push(cte.clone());
+        }
+        cx.recursive.borrow_mut().push(cte);
+    }
+    let mut fills = Vec::new();
+    for cte in inlined.materialized {
+        let planned = plan_query(cx, txn, &cte.query)?;
+        let table = crate::recursive::WorkTable::default();
+        let produced = crate::modifying_cte::Produced::computed(
+            &cte.marker,
+            &cte.name,
+            &cte.alias,
+            &planned,
+            &table,
+        )?;
+        if !cte.named {
+            continue;
+        }
+        cx.produced.borrow_mut().push(std::rc::Rc::new(produced));
+        fills.push(Subplan::filling(planned, table));
+    }
+    for cte in &unnamed {
+        crate::recursive::analyze(cx, txn, cte)?;
+    }
+    let mut planned = plan_query(cx, txn, &inlined.query)?;
+    planned.subplans.extend(fills);
     Ok(planned)
 }
 
@@ -993,14 +1037,7 @@ fn run_level(
         Some(at_run) => at_run.values(env)?,
         None => (planned.limit, planned.offset),
     };
-    let results: Vec<Vec<Vec<Value>>> = planned
-        .subplans
-        .iter()
-        .map(|s| match s.is_correlated() {
-            true => Ok(Vec::new()),
-            false => Ok(run(txn, &s.plan, env)?.0),
-        })
-        .collect::<Result<_, SqlError>>()?;
+    let results = subquery::run_uncorrelated(txn, &planned.subplans, env)?;
     let with_results = Env {
         subqueries: &results,
         ..*env

@@ -61,13 +61,20 @@ pub struct Cte {
     all: bool,
     /// While its step is planned: the work table and its columns.
     planning: RefCell<Option<Working>>,
+    /// Its SEARCH / CYCLE clauses (`search_cycle.rs`).
+    clauses: Option<crate::search_cycle::Clauses>,
 }
 
 impl Cte {
     /// The CTE `name (columns) AS (query)` of a `WITH RECURSIVE`, if it
     /// names itself (else it is an ordinary one: `None`). 42P19 when it
     /// is not `base UNION [ALL] step` with the name in the step only.
-    pub fn of(name: &str, alias: &TableAlias, query: &Query) -> Result<Option<Cte>, SqlError> {
+    pub fn of(
+        name: &str,
+        alias: &TableAlias,
+        query: &Query,
+        clauses: Option<crate::search_cycle::Clauses>,
+    ) -> Result<Option<Cte>, SqlError> {
         if !crate::recursive_form::names(query, name) {
             return Ok(None);
         }
@@ -142,6 +149,9 @@ impl Cte {
             ));
         }
         crate::recursive_form::check_step(&step, name)?;
+        if clauses.is_some() {
+            crate::search_cycle_rewrite::check_terms(left, right)?;
+        }
         Ok(Some(Cte {
             name: name.to_string(),
             columns: alias
@@ -153,6 +163,7 @@ impl Cte {
             step,
             all,
             planning: RefCell::new(None),
+            clauses,
         }))
     }
 
@@ -270,6 +281,12 @@ pub fn work_table_scope(
     (label, scope)
 }
 
+/// Plans the recursive CTE `cte` nobody names, for its errors (as
+/// PostgreSQL analyzes it; it is never run).
+pub fn analyze(cx: &Ctx<'_>, txn: &Transaction, cte: &Cte) -> Result<(), SqlError> {
+    plan(cx, txn, cte).map(|_| ())
+}
+
 /// Plans a recursive CTE: its base term, then its step over the work
 /// table.
 fn plan(cx: &Ctx<'_>, txn: &Transaction, cte: &Cte) -> Result<Union, SqlError> {
@@ -287,16 +304,41 @@ fn plan(cx: &Ctx<'_>, txn: &Transaction, cte: &Cte) -> Result<Union, SqlError> {
         ));
     }
     names[..cte.columns.len()].clone_from_slice(&cte.columns);
+    // SEARCH / CYCLE: the terms rewritten (`search_cycle_rewrite.rs`).
+    let (base, step) = match &cte.clauses {
+        None => (base, std::borrow::Cow::Borrowed(&cte.step)),
+        Some(clauses) => {
+            use crate::search_cycle_rewrite as rewrite;
+            rewrite::check(clauses, &names)?;
+            let mark = match &clauses.cycle {
+                Some(cycle) => {
+                    let values = query::plan_query(cx, txn, &rewrite::mark_values(cycle)?)?;
+                    Some(rewrite::mark_type(cycle, &values.types)?)
+                }
+                None => None,
+            };
+            let (base, step) =
+                rewrite::rewrite(clauses, &cte.name, &names, mark, &cte.base, &cte.step)?;
+            let base = query::plan_query(cx, txn, &base)?;
+            names = base.columns.iter().map(|c| c.name.clone()).collect();
+            (base, std::borrow::Cow::Owned(step))
+        }
+    };
     let table = WorkTable::default();
     *cte.planning.borrow_mut() = Some((table.clone(), names.clone(), base.types.clone()));
-    let step = query::plan_query(cx, txn, &cte.step);
+    let step = query::plan_query(cx, txn, &step);
     *cte.planning.borrow_mut() = None;
-    let step = step?;
+    let mut step = step?;
+    // With a LIMIT above, the step needs no more rows than are missing
+    // (an endless recursive query inside it ends there: `run`).
+    let budget = crate::counts::Budget::default();
+    step.push_stop(crate::counts::Stop::Budget(budget.clone()), false);
     if step.columns.len() != names.len() {
         return Err(SqlError::syntax(
             "each UNION query must have the same number of columns",
         ));
     }
+    check_types(&cte.name, &base.types, &step.types)?;
     Ok(Union {
         types: base.types.clone(),
         source: Source::Recursive {
@@ -305,20 +347,52 @@ fn plan(cx: &Ctx<'_>, txn: &Transaction, cte: &Cte) -> Result<Union, SqlError> {
             step: Box::new(step),
             table,
             limit: None,
+            budget,
         },
         names,
     })
 }
 
+/// PostgreSQL's 42804 when a column's type over both terms (their
+/// common type, `set_types::common`) is not the base term's own, which
+/// the union's rows have (a step's `numeric(10,0)` under a base's
+/// integer or `numeric(3,0)`).
+fn check_types(name: &str, base: &[SqlType], step: &[SqlType]) -> Result<(), SqlError> {
+    use crate::set_types::{Input, common};
+    for (i, (&own, &other)) in base.iter().zip(step).enumerate() {
+        let overall = common(
+            "UNION",
+            &[Input::typed(own, None), Input::typed(other, None)],
+        )?
+        .ty;
+        if overall != own {
+            return Err(SqlError::new(
+                "42804",
+                format!(
+                    "recursive query \"{name}\" column {} has type {} in non-recursive term but type {} overall",
+                    i + 1,
+                    own.name(),
+                    overall.name()
+                ),
+            )
+            .with_hint("Cast the output of the non-recursive term to the correct type."));
+        }
+    }
+    Ok(())
+}
+
 /// Runs a recursive union (see the module's "Running"), stopping once it
 /// has `limit` rows, if given (a query that reads no more of them:
-/// `query.rs`; PostgreSQL's union stops when its reader does).
+/// `query.rs`; PostgreSQL's union stops when its reader does). With ALL
+/// and a limit, each run of the step is told the rows still missing
+/// (`budget`, which the step's plan may stop at), so a step that is
+/// itself an endless recursive query gives no more than those, as
+/// PostgreSQL's lazy union reads no more of it.
 pub fn run(
     txn: &mut Transaction,
     env: &Env<'_>,
-    (all, limit): (bool, Option<usize>),
-    base: &Planned,
-    step: &Planned,
+    (all, limit, budget): (bool, Option<usize>, &crate::counts::Budget),
+    (base, step): (&Planned, &Planned),
     table: &WorkTable,
 ) -> Result<Vec<Vec<Value>>, SqlError> {
     let mut seen = KeySet::default();
@@ -337,6 +411,7 @@ pub fn run(
     while !working.is_empty() && !enough(&out) {
         txn.check_interrupt()?;
         table.set(std::mem::take(&mut working));
+        budget.set(limit.filter(|_| all).map(|n| n - out.len()));
         working = keep(query::run(txn, step, env)?.0);
         out.extend(working.iter().cloned());
     }

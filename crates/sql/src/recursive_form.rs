@@ -18,9 +18,9 @@
 //!   query directly in its FROM may not aggregate (42P19 `aggregate
 //!   functions are not allowed in a recursive query's recursive term`).
 //!
-//! Left as before: a `WITH` inside the recursive term that defines the
-//! same name hides the query below it (its whole SELECT is skipped,
-//! PostgreSQL hides it from the WITH's later items and body only).
+//! A `WITH` inside the recursive term that defines the same name hides
+//! the query from its later items and its body, not from the items up to
+//! that one (PostgreSQL's scope: [`seeing_outer`]).
 
 use crate::error::SqlError;
 use crate::names;
@@ -42,6 +42,11 @@ pub fn names<V: Visit>(node: &V, name: &str) -> bool {
     impl Visitor for Find<'_> {
         type Break = ();
         fn pre_visit_query(&mut self, query: &Query) -> ControlFlow<()> {
+            if self.hidden == 0
+                && seeing_outer(query, self.name).any(|cte| names(&*cte.query, self.name))
+            {
+                return ControlFlow::Break(());
+            }
             self.hidden += usize::from(shadows(query, self.name));
             ControlFlow::Continue(())
         }
@@ -60,9 +65,7 @@ pub fn names<V: Visit>(node: &V, name: &str) -> bool {
 }
 
 /// Whether `query`'s own WITH defines a CTE `name`, which then hides an
-/// outer one of that name inside `query`. (Its items written before that
-/// CTE, in a WITH that is not RECURSIVE, would still see the outer one
-/// in PostgreSQL; they are taken as hidden too.)
+/// outer one of that name inside `query`, but for [`seeing_outer`].
 pub fn shadows(query: &Query, name: &str) -> bool {
     query.with.as_ref().is_some_and(|with| {
         with.cte_tables
@@ -71,8 +74,23 @@ pub fn shadows(query: &Query, name: &str) -> bool {
     })
 }
 
+/// The items of `query`'s WITH that still see an outer `name` the WITH
+/// defines again: in a WITH that is not RECURSIVE, those up to and
+/// including the one defining it (an item sees only the ones before it);
+/// none in a WITH RECURSIVE, or when it does not define `name`.
+pub fn seeing_outer<'q>(query: &'q Query, name: &str) -> impl Iterator<Item = &'q AstCte> {
+    let items = match &query.with {
+        Some(with) if !with.recursive && shadows(query, name) => with.cte_tables.as_slice(),
+        _ => &[],
+    };
+    let through = (items.iter())
+        .position(|cte| names::ident(&cte.alias.name) == name)
+        .map_or(0, |at| at + 1);
+    items[..through].iter()
+}
+
 /// Whether `factor` is the bare table name `name`.
-fn is_reference(factor: &TableFactor, name: &str) -> bool {
+pub fn is_reference(factor: &TableFactor, name: &str) -> bool {
     matches!(factor, TableFactor::Table { name: n, args: None, .. }
         if matches!(n.0.as_slice(), [ObjectNamePart::Identifier(id)] if names::ident(id) == name))
 }
@@ -176,11 +194,10 @@ impl Walk<'_> {
 
     fn query(&mut self, query: &Query, place: Place) -> Result<(), SqlError> {
         if let Some(with) = &query.with {
-            if with
-                .cte_tables
-                .iter()
-                .any(|c| names::ident(&c.alias.name) == self.name)
-            {
+            if shadows(query, self.name) {
+                for cte in seeing_outer(query, self.name) {
+                    self.query(&cte.query, place)?;
+                }
                 return Ok(());
             }
             for cte in &with.cte_tables {

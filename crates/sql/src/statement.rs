@@ -126,9 +126,14 @@ fn plan_expanded(
         }));
     }
     if let Statement::Query(q) = statement
-        && let Some(change) = crate::cte::inline_change(q)?
+        && let Some((change, recursive)) = crate::cte::inline_change(q)?
     {
-        return plan_expanded(cx, txn, &change);
+        // Its recursive CTEs are in scope while it is planned.
+        let depth = cx.recursive.borrow().len();
+        (cx.recursive.borrow_mut()).extend(recursive.into_iter().map(std::rc::Rc::new));
+        let planned = plan_expanded(cx, txn, &change);
+        cx.recursive.borrow_mut().truncate(depth);
+        return planned;
     }
     cx.views.borrow_mut().clear();
     if crate::instead_of::any()

@@ -71,6 +71,9 @@ pub struct Subplan {
     /// A correlated EXISTS or IN subquery that may run once, hashed
     /// (`hashed_subplan.rs`), where the [`Runner`] allows it.
     pub hashed: Option<Hashed>,
+    /// Not a sublink but a CTE computed once (`cte.rs`): the table its
+    /// rows fill for the FROM items that read it.
+    pub fills: Option<crate::recursive::WorkTable>,
 }
 
 /// Where a correlated subquery's outer value comes from.
@@ -85,6 +88,18 @@ pub enum OuterValue {
 }
 
 impl Subplan {
+    /// The CTE planned as `plan`, computed once per run of the query
+    /// level that defines it into `table`.
+    pub fn filling(plan: Planned, table: crate::recursive::WorkTable) -> Subplan {
+        Subplan {
+            plan,
+            outer: Vec::new(),
+            over_groups: false,
+            hashed: None,
+            fills: Some(table),
+        }
+    }
+
     pub fn is_correlated(&self) -> bool {
         !self.outer.is_empty()
     }
@@ -93,6 +108,29 @@ impl Subplan {
     pub fn outer_columns(&self) -> impl Iterator<Item = usize> + '_ {
         columns_of(&self.outer)
     }
+}
+
+/// Runs what a query level runs once per execution before its rows: the
+/// CTEs it computes once, in order, each filling its table (a later one
+/// may read an earlier one's rows), then its uncorrelated subqueries.
+/// The results by subplan, for `Env::subqueries` (empty for a CTE and a
+/// correlated subquery).
+pub fn run_uncorrelated(
+    txn: &mut Transaction,
+    subplans: &[Subplan],
+    env: &Env<'_>,
+) -> Result<Vec<Vec<Vec<Value>>>, SqlError> {
+    for s in subplans {
+        if let Some(table) = &s.fills {
+            table.set(run(txn, &s.plan, env)?.0);
+        }
+    }
+    (subplans.iter())
+        .map(|s| match s.is_correlated() || s.fills.is_some() {
+            true => Ok(Vec::new()),
+            false => Ok(run(txn, &s.plan, env)?.0),
+        })
+        .collect()
 }
 
 /// The columns of the holding query's row among `outer`.
@@ -244,6 +282,7 @@ fn plan_sublink(
             outer: Vec::new(),
             over_groups: false,
             hashed: None,
+            fills: None,
         }),
         Err(e) if matches!(e.code, "42703" | "42P01") => {
             correlated(cx, txn, q, scope, sublink).and_then(|found| found.ok_or(e))
@@ -264,7 +303,21 @@ fn correlated(
     scope: &Scope,
     sublink: Option<Sublink>,
 ) -> Result<Option<Subplan>, SqlError> {
-    let mut q = q.clone();
+    // (A CTE's query is found in the body where it is named; the items
+    // of a VALUES list with a WITH, as a derived table's. A LATERAL
+    // `(VALUES (outer.x))` stays refused: run per row of a join it can
+    // be far slower than PostgreSQL's plan for it.)
+    let with = q.with.is_some();
+    let mut q = crate::cte::inlined_whole(q)?;
+    if with && matches!(q.body.as_ref(), SetExpr::Values(_)) {
+        let mut wrapped = crate::parse::query("SELECT * FROM (SELECT 1) AS \"*VALUES*\"")?;
+        if let SetExpr::Select(select) = wrapped.body.as_mut()
+            && let TableFactor::Derived { subquery, .. } = &mut select.from[0].relation
+        {
+            **subquery = q;
+        }
+        q = wrapped;
+    }
     // The markers already in `q` are the outer values of the query that
     // holds it (it is a correlated subquery itself): `q` reads them
     // through its own.
@@ -284,6 +337,7 @@ fn correlated(
         outer: scope,
         columns: enclosing.columns,
         nested: Vec::new(),
+        set_aside: Vec::new(),
         found: false,
     };
     for item in &mut select.from {
@@ -345,6 +399,7 @@ fn correlated(
         outer,
         over_groups: false,
         hashed,
+        fills: None,
     }))
 }
 
@@ -554,6 +609,9 @@ struct OuterRefs<'a, 'b> {
     /// (`None`: items whose names cannot be known, so any name is
     /// theirs).
     nested: Vec<Option<Scope>>,
+    /// While a derived table is visited: the FROM items of the query
+    /// that holds it, which it does not see.
+    set_aside: Vec<Option<Scope>>,
     /// Whether a name of the outer query was found.
     found: bool,
 }
@@ -562,8 +620,11 @@ struct OuterRefs<'a, 'b> {
 /// (`None` when they cannot be known: a set operation, a FROM that does
 /// not resolve).
 pub fn scope_of(cx: &Ctx<'_>, txn: &Transaction, q: &Query) -> Option<Scope> {
-    let SetExpr::Select(select) = q.body.as_ref() else {
-        return None;
+    let select = match q.body.as_ref() {
+        SetExpr::Select(select) => select,
+        // A VALUES list has no FROM: every name in it is outer.
+        SetExpr::Values(_) => return Some(Scope::default()),
+        _ => return None,
     };
     if select.from.is_empty() {
         return Some(Scope::default());
@@ -594,6 +655,28 @@ impl VisitorMut for OuterRefs<'_, '_> {
 
     fn post_visit_query(&mut self, _: &mut Query) -> ControlFlow<()> {
         self.nested.pop();
+        Continue(())
+    }
+
+    fn pre_visit_table_factor(&mut self, factor: &mut TableFactor) -> ControlFlow<()> {
+        // A derived table (not LATERAL) sees no FROM item of the query
+        // that holds it (which may not even resolve, when the derived
+        // table reads outer names).
+        if let (TableFactor::Derived { lateral: false, .. }, Some(top)) =
+            (factor, self.nested.last_mut())
+        {
+            let holder = top.replace(Scope::default());
+            self.set_aside.push(holder);
+        }
+        Continue(())
+    }
+
+    fn post_visit_table_factor(&mut self, factor: &mut TableFactor) -> ControlFlow<()> {
+        if let (TableFactor::Derived { lateral: false, .. }, Some(top)) =
+            (factor, self.nested.last_mut())
+        {
+            *top = self.set_aside.pop().expect("set aside when entered");
+        }
         Continue(())
     }
 

@@ -258,9 +258,13 @@ pub(crate) fn parse_text(name: &str, text: &str) -> Result<Box<Query>, SqlError>
     let mut tokens = sqlparser::tokenizer::Tokenizer::new(&dialect, text)
         .tokenize_with_location()
         .map_err(|e| broken(e.to_string()))?;
-    // A window's EXCLUDE clause ([`stored_text`]).
+    // A window's EXCLUDE clause and a recursive item's SEARCH / CYCLE
+    // ([`stored_text`]).
+    tokens.retain(|t| !matches!(t.token, sqlparser::tokenizer::Token::Whitespace(_)));
     crate::window_frame::rewrite_frames(&mut tokens)
         .map_err(|at| broken(format!("at {}", tokens[at])))?;
+    crate::search_cycle::mark(&mut tokens, &crate::position::Text::new(text))
+        .map_err(|e| broken(e.message))?;
     sqlparser::parser::Parser::new(&dialect)
         .with_tokens_with_locations(tokens)
         .parse_query()
@@ -268,11 +272,13 @@ pub(crate) fn parse_text(name: &str, text: &str) -> Result<Box<Query>, SqlError>
 }
 
 /// The text a view's (or materialized view's) `query` is stored as: as
-/// sqlparser prints it, with each window's EXCLUDE clause written back
-/// in SQL (`window_frame::written_exclusions`), which [`parse_text`]
-/// reads.
+/// sqlparser prints it, with each window's EXCLUDE clause and each
+/// recursive item's SEARCH / CYCLE written back in SQL
+/// (`window_frame::written_exclusions`, `search_cycle::written_back`),
+/// which [`parse_text`] reads.
 pub(crate) fn stored_text(query: &Query) -> String {
-    crate::window_frame::written_exclusions(&query.to_string())
+    let text = crate::window_frame::written_exclusions(&query.to_string());
+    crate::search_cycle::written_back(&text)
 }
 
 /// Checks that a view's query, planned now, still gives the view's

@@ -27,6 +27,18 @@ fn refused(def: &CompositeType, detail: String) -> SqlError {
     SqlError::new("42846", format!("cannot cast type record to {}", def.name)).with_detail(detail)
 }
 
+/// 42846: field `n` (from 0), of type `from`, has no cast to its field
+/// type `to` of `def`.
+fn field_refused(def: &CompositeType, from: SqlType, to: SqlType, n: usize) -> SqlError {
+    let detail = format!(
+        "Cannot cast type {} to {} in column {}.",
+        type_name(from),
+        type_name(to),
+        n + 1
+    );
+    refused(def, detail)
+}
+
 /// 42846 unless a row of `count` fields may become `def`.
 fn check_count(count: usize, def: &CompositeType) -> Result<(), SqlError> {
     match count.cmp(&def.fields.len()) {
@@ -82,15 +94,7 @@ pub(crate) fn check_row(
         }
         let from = field.ty_in(columns);
         if !castable(from, *to, explicit) {
-            return Err(refused(
-                def,
-                format!(
-                    "Cannot cast type {} to {} in column {}.",
-                    type_name(from),
-                    type_name(*to),
-                    n + 1
-                ),
-            ));
+            return Err(field_refused(def, from, *to, n));
         }
     }
     Ok(())
@@ -117,15 +121,7 @@ pub(crate) fn fields_to(
             && !v.matches(*to)
             && !castable(from, *to, true)
         {
-            return Err(refused(
-                def,
-                format!(
-                    "Cannot cast type {} to {} in column {}.",
-                    type_name(from),
-                    type_name(*to),
-                    n + 1
-                ),
-            ));
+            return Err(field_refused(def, from, *to, n));
         }
         out.push(convert(v, *to)?);
     }

@@ -213,7 +213,7 @@ fn parse_read(text: &str, bare: Unit, mmss: bool) -> Result<Interval, RowError> 
     let overflow = || RowError::IntervalFieldOutOfRange(text.to_string());
     let trimmed = text.trim();
     if let Some(iso) = trimmed.strip_prefix('P') {
-        return parse_iso(iso, text).ok_or_else(syntax)?;
+        return parse_iso(iso, text)?.ok_or_else(syntax);
     }
     let fields = fields(trimmed, mmss).map_err(|e| match e {
         Bad::Syntax => syntax(),
@@ -437,11 +437,10 @@ fn time(body: &str, mmss: bool) -> Result<i64, Bad> {
 /// `PYYYY-MM-DDThh:mm:ss` (any prefix of it; each field may be a
 /// decimal) or its basic form `PYYYYMMDDThhmmss`, as PostgreSQL reads
 /// them.
-fn parse_iso(iso: &str, text: &str) -> Option<Result<Interval, RowError>> {
+fn parse_iso(iso: &str, text: &str) -> Result<Option<Interval>, RowError> {
     if iso.is_empty() {
-        return None;
+        return Ok(None);
     }
-    let overflow = || RowError::IntervalFieldOutOfRange(text.to_string());
     let mut sums = Sums::default();
     let mut date_part = true;
     let mut have_field = false;
@@ -459,9 +458,8 @@ fn parse_iso(iso: &str, text: &str) -> Option<Result<Interval, RowError>> {
             .bytes()
             .take_while(u8::is_ascii_digit)
             .count();
-        let (whole, fraction, after) = match iso_number(rest)? {
-            Ok(read) => read,
-            Err(()) => return Some(Err(overflow())),
+        let Some((whole, fraction, after)) = iso_number(rest, text)? else {
+            return Ok(None);
         };
         let mut chars = after.chars();
         let designator = chars.next();
@@ -507,9 +505,8 @@ fn parse_iso(iso: &str, text: &str) -> Option<Result<Interval, RowError>> {
                     if next != Some(separator) {
                         break;
                     }
-                    let (whole, fraction, after) = match iso_number(rest)? {
-                        Ok(read) => read,
-                        Err(()) => return Some(Err(overflow())),
+                    let Some((whole, fraction, after)) = iso_number(rest, text)? else {
+                        return Ok(None);
                     };
                     sums.add(*unit, whole, fraction);
                     let mut chars = after.chars();
@@ -523,21 +520,22 @@ fn parse_iso(iso: &str, text: &str) -> Option<Result<Interval, RowError>> {
                         have_field = false;
                         continue;
                     }
-                    _ => return None,
+                    _ => return Ok(None),
                 }
             }
-            _ => return None,
+            _ => return Ok(None),
         }
         have_field = true;
     }
-    Some(sums.interval(text))
+    sums.interval(text).map(Some)
 }
 
 /// A number of ISO 8601 interval text at the start of `s` (a sign, digits,
 /// a fraction, an exponent: what `strtod` reads), as its integer part, its
 /// fraction and the text after it; `None` when `s` starts with none,
-/// `Err` past 10^15 (PostgreSQL's `ParseISO8601Number`).
-fn iso_number(s: &str) -> Option<Result<(i64, f64, &str), ()>> {
+/// the field overflow of interval text `text` past 10^15 (PostgreSQL's
+/// `ParseISO8601Number`).
+fn iso_number<'a>(s: &'a str, text: &str) -> Result<Option<(i64, f64, &'a str)>, RowError> {
     let b = s.as_bytes();
     let digits = |mut i: usize| {
         while i < b.len() && b[i].is_ascii_digit() {
@@ -556,12 +554,14 @@ fn iso_number(s: &str) -> Option<Result<(i64, f64, &str), ()>> {
             end = exponent_end;
         }
     }
-    let value: f64 = s[..end].parse().ok()?;
+    let Ok(value) = s[..end].parse::<f64>() else {
+        return Ok(None);
+    };
     if !(-1e15..=1e15).contains(&value) {
-        return Some(Err(()));
+        return Err(RowError::IntervalFieldOutOfRange(text.to_string()));
     }
     let whole = value.trunc();
-    Some(Ok((whole as i64, value - whole, &s[end..])))
+    Ok(Some((whole as i64, value - whole, &s[end..])))
 }
 
 #[cfg(test)]

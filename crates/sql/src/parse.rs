@@ -13,7 +13,7 @@ use sqlparser::ast::{Ident, ObjectName, ObjectNamePart, Query, Statement};
 use sqlparser::dialect::{Dialect, PostgreSqlDialect, Precedence};
 use sqlparser::keywords::Keyword;
 use sqlparser::parser::Parser;
-use sqlparser::tokenizer::{Token, TokenWithSpan, Tokenizer, Word};
+use sqlparser::tokenizer::{Token, TokenWithSpan, Tokenizer, Whitespace, Word};
 
 /// One parsed statement.
 #[derive(Debug, Clone, PartialEq)]
@@ -60,6 +60,15 @@ pub enum Parsed {
     },
     /// `REFRESH MATERIALIZED VIEW` (sqlparser has none).
     Refresh(Refresh),
+    /// `CREATE TABLE ... AS EXECUTE name(args) [WITH [NO] DATA]`
+    /// (sqlparser has none): the CREATE TABLE AS, its query a stand-in
+    /// the prepared statement's replaces (`Session::create_as_execute`),
+    /// the EXECUTE, and whether the table is filled.
+    CreateAsExecute {
+        create: Box<Statement>,
+        execute: Box<Statement>,
+        data: bool,
+    },
     /// `ALTER [MATERIALIZED] VIEW name RENAME ...` and `ALTER VIEW name
     /// ALTER [COLUMN] c SET DEFAULT e | DROP DEFAULT`, read as sqlparser's
     /// ALTER TABLE of the same operation, which must name a relation of
@@ -368,6 +377,18 @@ pub fn statements(sql: &str) -> Result<Vec<Parsed>, SqlError> {
                 Parsed::AlterConstraint(alter?)
             }
             _ if word == "refresh" => Parsed::Refresh(refresh(&plain(&spanned[1..]))?),
+            Some(Keyword::CREATE) if let Some(at) = as_execute(&spanned) => {
+                let data = with_data(&mut spanned);
+                let execute = parse_one(spanned.split_off(at), &place)?;
+                spanned.push(TokenWithSpan::wrap(Token::make_keyword("SELECT")));
+                spanned.push(TokenWithSpan::wrap(Token::Whitespace(Whitespace::Space)));
+                spanned.push(TokenWithSpan::wrap(Token::Number("1".into(), false)));
+                Parsed::CreateAsExecute {
+                    create: Box::new(create_table(spanned, &dialect, &place)?),
+                    execute: Box::new(execute),
+                    data,
+                }
+            }
             Some(Keyword::CREATE) if second.and_then(keyword) == Some(Keyword::MATERIALIZED) => {
                 let data = with_data(&mut spanned);
                 Parsed::CreateMatview {
@@ -526,20 +547,7 @@ pub fn statements(sql: &str) -> Result<Vec<Parsed>, SqlError> {
                 }
             }
             Some(Keyword::CREATE) if second.and_then(keyword) == Some(Keyword::TABLE) => {
-                parenthesize_defaults(&dialect, &mut spanned);
-                let names = table_as_column_names(&mut spanned);
-                let mut statement = parse_one(spanned, &place)?;
-                if let (Some(names), Statement::CreateTable(create)) = (names, &mut statement) {
-                    create.columns = names
-                        .into_iter()
-                        .map(|name| sqlparser::ast::ColumnDef {
-                            name,
-                            data_type: sqlparser::ast::DataType::Unspecified,
-                            options: Vec::new(),
-                        })
-                        .collect();
-                }
-                Parsed::Sql(Box::new(statement))
+                Parsed::Sql(Box::new(create_table(spanned, &dialect, &place)?))
             }
             Some(Keyword::ALTER)
                 if matches!(
@@ -748,6 +756,45 @@ fn view_check_option(tokens: &mut Vec<TokenWithSpan>) -> Option<(&'static str, T
     let with = tokens[n - cut].clone();
     tokens.truncate(n - cut);
     Some((option, with))
+}
+
+/// `CREATE TABLE ...`: its defaults parenthesized, and a CREATE TABLE
+/// AS's bare column names (`(a, b) AS query`) read as columns of no type.
+fn create_table(
+    mut spanned: Vec<TokenWithSpan>,
+    dialect: &PostgreSqlDialect,
+    place: &Place<'_>,
+) -> Result<Statement, SqlError> {
+    parenthesize_defaults(dialect, &mut spanned);
+    let names = table_as_column_names(&mut spanned);
+    let mut statement = parse_one(spanned, place)?;
+    if let (Some(names), Statement::CreateTable(create)) = (names, &mut statement) {
+        create.columns = names
+            .into_iter()
+            .map(|name| sqlparser::ast::ColumnDef {
+                name,
+                data_type: sqlparser::ast::DataType::Unspecified,
+                options: Vec::new(),
+            })
+            .collect();
+    }
+    Ok(statement)
+}
+
+/// Where the EXECUTE of `CREATE ... TABLE ... AS EXECUTE` starts in
+/// `tokens`, if they are one.
+fn as_execute(tokens: &[TokenWithSpan]) -> Option<usize> {
+    let words: Vec<(usize, &Token)> = (tokens.iter().enumerate())
+        .filter(|(_, t)| !matches!(t.token, Token::Whitespace(_)))
+        .map(|(i, t)| (i, &t.token))
+        .collect();
+    let table = words
+        .iter()
+        .position(|(_, t)| keyword(t) == Some(Keyword::TABLE))?;
+    let pair = words[table..]
+        .windows(2)
+        .find(|w| keyword(w[0].1) == Some(Keyword::AS))?;
+    (keyword(pair[1].1) == Some(Keyword::EXECUTE)).then_some(pair[1].0)
 }
 
 /// Takes a trailing `WITH DATA` or `WITH NO DATA` off `tokens` (a

@@ -852,6 +852,7 @@ fn bind_node(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, S
                     if let SqlType::Composite(def) = ty {
                         crate::composite_values::check_row(&other, def, columns, true)?;
                     }
+                    types::check_cast_path(other.ty_in(columns), ty)?;
                     Scalar::Cast(Box::new(other), ty)
                 }
             };

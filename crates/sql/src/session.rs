@@ -188,6 +188,9 @@ pub struct Session {
     scoped_roles: Arc<crate::roles::Scoped>,
     /// Its open cursors (`cursors/`).
     cursors: crate::cursors::Cursors,
+    /// Its named prepared statements as `pg_prepared_statements` lists
+    /// them (`prepared_listing.rs`).
+    listing: crate::prepared_listing::Listing,
 }
 
 /// A prepared statement and its plan.
@@ -207,6 +210,9 @@ struct Prepared {
     declared: Vec<Option<SqlType>>,
     /// Whether it runs through a kept plan (`statement::plannable`).
     plannable: bool,
+    /// Its `pg_prepared_statements` entry (`None`: not listed yet, or
+    /// the unnamed statement).
+    listed: Option<Arc<crate::prepared_listing::Entry>>,
     /// The plan (queries and row changes), with the calls of PL/pgSQL
     /// functions taken out of the statement before it was planned.
     plan: Option<statement::Kept>,
@@ -328,6 +334,7 @@ impl Session {
             session_role: crate::roles::Role::bootstrap(),
             scoped_roles,
             cursors: Default::default(),
+            listing: Default::default(),
         }
     }
 
@@ -576,6 +583,11 @@ impl Session {
             Parsed::AlterSequence(alter) => self.alter_sequence(alter),
             Parsed::Cluster(cluster) => self.cluster(cluster),
             Parsed::Lock(lock) => self.lock_tables(lock),
+            Parsed::CreateAsExecute {
+                create,
+                execute,
+                data,
+            } => self.create_as_execute(create, execute, *data),
             other @ (Parsed::DropExpression(_)
             | Parsed::AlterIdentity(_)
             | Parsed::Comment(_)
@@ -800,6 +812,7 @@ impl Session {
         };
         let parameters = self.keep_prepared(name, statement, sql, !shaped, types)?;
         self.plan_prepared(name, pipeline)?;
+        self.list_prepared(name, sql.to_string(), false);
         Ok(parameters)
     }
 
@@ -816,7 +829,7 @@ impl Session {
             return Ok(());
         }
         if let Block::Failed(_) = self.block {
-            self.prepared.remove(name);
+            self.forget_prepared(name);
             return Err(SqlError::in_failed_block());
         }
         if pipeline {
@@ -830,7 +843,7 @@ impl Session {
         match planned {
             Ok(()) => self.fresh_block = fresh,
             Err(_) => {
-                self.prepared.remove(name);
+                self.forget_prepared(name);
             }
         }
         planned
@@ -887,6 +900,7 @@ impl Session {
                 parameters,
                 declared,
                 plannable,
+                listed: None,
                 plan: None,
                 result: None,
             }),
@@ -984,7 +998,42 @@ impl Session {
 
     /// Forgets prepared statement `name` (Close).
     pub fn close_prepared(&mut self, name: &str) {
-        self.prepared.remove(name);
+        self.forget_prepared(name);
+    }
+
+    /// Forgets prepared statement `name`, and its listing; whether there
+    /// was one.
+    fn forget_prepared(&mut self, name: &str) -> bool {
+        self.listing.remove(name);
+        self.prepared.remove(name).is_some()
+    }
+
+    /// Forgets every prepared statement (DEALLOCATE ALL, DISCARD ALL).
+    fn forget_all_prepared(&mut self) {
+        self.listing.clear();
+        self.prepared.clear();
+    }
+
+    /// Lists prepared statement `name`, just prepared from `text` (by
+    /// SQL's PREPARE if `from_sql`), in `pg_prepared_statements`, with
+    /// its parameters' types as a Describe reports them.
+    fn list_prepared(&mut self, name: &str, text: String, from_sql: bool) {
+        if name.is_empty() {
+            return;
+        }
+        let Ok((types, _)) = self.describe_prepared(name) else {
+            return;
+        };
+        let entry = Arc::new(crate::prepared_listing::Entry::new(
+            text,
+            folio_row::calendar::now(),
+            types,
+            from_sql,
+        ));
+        self.listing.add(name, entry.clone());
+        if let Some(prepared) = self.prepared.get_mut(name) {
+            prepared.listed = Some(entry);
+        }
     }
 
     /// Runs prepared statement `name` with its parameters in text format
@@ -1168,6 +1217,9 @@ impl Session {
             return result;
         }
         check_parameter_count(prepared, parameters)?;
+        if let Some(listed) = &prepared.listed {
+            listed.count_run();
+        }
         match &prepared.statement {
             Parsed::Sql(statement) => {
                 let statement = crate::params::bind(statement, parameters)?;
@@ -1181,6 +1233,76 @@ impl Session {
         }
     }
 
+    /// The arguments of `EXECUTE name(arguments)`, evaluated as Bind's
+    /// text (`execute_arguments.rs`); first, 42601 unless there are as
+    /// many as the statement takes (a Bind's is 08P01:
+    /// `check_parameter_count`).
+    fn execute_arguments(
+        &mut self,
+        name: &str,
+        arguments: &[sqlparser::ast::Expr],
+    ) -> Result<Vec<Option<String>>, SqlError> {
+        let prepared = self.prepared(name)?;
+        let wanted = prepared.parameters;
+        if arguments.len() != wanted {
+            return Err(SqlError::syntax(format!(
+                "wrong number of parameters for prepared statement \"{name}\""
+            ))
+            .with_detail(format!(
+                "Expected {wanted} parameters but got {}.",
+                arguments.len()
+            )));
+        }
+        let declared = prepared.declared.clone();
+        if arguments.is_empty() {
+            return Ok(Vec::new());
+        }
+        self.in_transaction(|cx, _, _| crate::execute_arguments::values(arguments, &declared, cx))
+    }
+
+    /// `CREATE TABLE ... AS EXECUTE name(args) [WITH [NO] DATA]`: the
+    /// CREATE TABLE AS of prepared query `name`, its parameters bound to
+    /// the arguments (42809 if it is not a SELECT, as PostgreSQL's); WITH
+    /// NO DATA makes the table and inserts no row (`SELECT 0`).
+    fn create_as_execute(
+        &mut self,
+        create: &Statement,
+        execute: &Statement,
+        data: bool,
+    ) -> Result<Output, SqlError> {
+        let Statement::Execute {
+            name: Some(name),
+            parameters,
+            ..
+        } = execute
+        else {
+            return Err(SqlError::syntax("syntax error at or near \"EXECUTE\""));
+        };
+        let name = crate::names::relation(name)?;
+        let query = match &self.prepared(&name)?.statement {
+            Parsed::Sql(statement) if matches!(**statement, Statement::Query(_)) => {
+                statement.clone()
+            }
+            _ => {
+                return Err(SqlError::new("42809", "prepared statement is not a SELECT"));
+            }
+        };
+        let values = self.execute_arguments(&name, parameters)?;
+        let Statement::Query(mut query) = crate::params::bind(&query, &values)? else {
+            unreachable!("a bound query is a query");
+        };
+        if !data {
+            let text = format!("SELECT * FROM ({query}) AS created LIMIT 0");
+            query = Box::new(crate::parse::query(&text)?);
+        }
+        let mut create = create.clone();
+        let Statement::CreateTable(table) = &mut create else {
+            return Err(SqlError::syntax("syntax error at or near \"EXECUTE\""));
+        };
+        table.query = Some(query);
+        self.execute(&create)
+    }
+
     /// [`Session::run_prepared`] of a query or row change, out of the map:
     /// its kept plan runs with `parameters`.
     fn run_kept_prepared(
@@ -1191,6 +1313,9 @@ impl Session {
         check_parameter_count(prepared, parameters)?;
         if let Block::Failed(_) = self.block {
             return Err(SqlError::in_failed_block());
+        }
+        if let Some(listed) = &prepared.listed {
+            listed.count_run();
         }
         // A declared parameter is read by its type's input now, as
         // PostgreSQL's Bind reads it, whether the statement uses it or not.
@@ -1227,17 +1352,6 @@ impl Session {
         options: Option<&[sqlparser::ast::UtilityOption]>,
     ) -> Result<Output, SqlError> {
         let prepared = self.prepared(name)?;
-        let wanted = prepared.parameters;
-        if parameters.len() != wanted {
-            return Err(SqlError::new(
-                "42601",
-                format!("wrong number of parameters for prepared statement \"{name}\""),
-            )
-            .with_detail(format!(
-                "Expected {wanted} parameters but got {}.",
-                parameters.len()
-            )));
-        }
         if !prepared.plannable {
             return Err(SqlError::unsupported("EXPLAIN EXECUTE of this statement"));
         }
@@ -1728,7 +1842,7 @@ impl Session {
             _ => {}
         }
         if matches!(what, DiscardObject::ALL) {
-            self.prepared.clear();
+            self.forget_all_prepared();
             let _ = self.cursors.close(None);
             self.plpgsql.clear();
             let defaults = self.session_defaults.clone();
@@ -1883,6 +1997,9 @@ impl Session {
                 crate::params::declare(&mut statement, &types);
                 self.keep_prepared(&name, Parsed::Sql(statement), "", false, &types)?;
                 self.plan_prepared(&name, false)?;
+                // Listed with the query message's text, as PostgreSQL's.
+                let text = self.backend.backend().activity().query;
+                self.list_prepared(&name, text, true);
                 Ok(Output::command("PREPARE"))
             }
             Statement::Execute {
@@ -1896,22 +2013,7 @@ impl Session {
                 ..
             } if into.is_empty() && using.is_empty() => {
                 let name = crate::names::relation(name)?;
-                // The count first, as PostgreSQL's EXECUTE (a Bind's is
-                // 08P01: `check_parameter_count`).
-                let wanted = self.prepared(&name)?.parameters;
-                if parameters.len() != wanted {
-                    return Err(SqlError::syntax(format!(
-                        "wrong number of parameters for prepared statement \"{name}\""
-                    ))
-                    .with_detail(format!(
-                        "Expected {wanted} parameters but got {}.",
-                        parameters.len()
-                    )));
-                }
-                let values = parameters
-                    .iter()
-                    .map(|e| crate::expr::constant(e).map(|v| crate::types::text_output(&v)))
-                    .collect::<Result<Vec<_>, _>>()?;
+                let values = self.execute_arguments(&name, parameters)?;
                 self.run_prepared(&name, &values)
             }
             Statement::Explain {
@@ -1932,19 +2034,16 @@ impl Session {
                     return Err(SqlError::unsupported("EXPLAIN of this EXECUTE"));
                 };
                 let name = crate::names::relation(name)?;
-                let values = parameters
-                    .iter()
-                    .map(|e| crate::expr::constant(e).map(|v| crate::types::text_output(&v)))
-                    .collect::<Result<Vec<_>, _>>()?;
+                let values = self.execute_arguments(&name, parameters)?;
                 self.explain_prepared(&name, &values, *analyze, options.as_deref())
             }
             Statement::Deallocate { name, .. } => {
                 if name.quote_style.is_none() && name.value.eq_ignore_ascii_case("all") {
-                    self.prepared.clear();
+                    self.forget_all_prepared();
                     return Ok(Output::command("DEALLOCATE ALL"));
                 }
                 let name = crate::names::ident(name);
-                if self.prepared.remove(&name).is_none() {
+                if !self.forget_prepared(&name) {
                     return Err(SqlError::new(
                         "26000",
                         format!("prepared statement \"{name}\" does not exist"),
@@ -2300,6 +2399,7 @@ impl Session {
             let _objects = crate::object_scope::enter(&self.db, txn, &mut self.objects)?;
             let _role = crate::roles::Scope::enter(&self.scoped_roles);
             let _cursors = crate::cursors::Scope::enter(&self.cursors, self.savepoints.len());
+            let _listing = crate::prepared_listing::Scope::enter(&self.listing);
             let settings = crate::setting_functions::Scope::enter(
                 &self.settings,
                 &self.session_defaults,
@@ -2319,6 +2419,7 @@ impl Session {
         let result = match objects.and_then(|_objects| {
             let _role = crate::roles::Scope::enter(&self.scoped_roles);
             let _cursors = crate::cursors::Scope::enter(&self.cursors, 0);
+            let _listing = crate::prepared_listing::Scope::enter(&self.listing);
             let settings = crate::setting_functions::Scope::enter(
                 &self.settings,
                 &self.session_defaults,
@@ -3084,8 +3185,9 @@ pub(crate) fn run_utility(
         | Parsed::Fetch(_)
         | Parsed::Close(_)
         | Parsed::Cluster(_)
+        | Parsed::CreateAsExecute { .. }
         | Parsed::TransactionModes { .. } => Err(SqlError::unsupported(
-            "this statement in a PL/pgSQL body (VACUUM, COPY, RESET, CHECKPOINT, SET CONSTRAINTS, ALTER SEQUENCE or CLUSTER)",
+            "this statement in a PL/pgSQL body (VACUUM, COPY, RESET, CHECKPOINT, SET CONSTRAINTS, ALTER SEQUENCE, CLUSTER or CREATE TABLE AS EXECUTE)",
         )),
     }
 }

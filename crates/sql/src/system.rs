@@ -120,6 +120,9 @@ pub enum SystemRelation {
     TimezoneAbbrevs,
     /// `pg_cursors`: the session's open cursors (`cursors/`).
     Cursors,
+    /// `pg_prepared_statements`: the session's prepared statements
+    /// (`prepared_listing.rs`).
+    PreparedStatements,
     /// A view of `information_schema` (`information_schema.rs`; not in
     /// `pg_class`).
     Information(View),
@@ -127,7 +130,7 @@ pub enum SystemRelation {
     Fixed(Fixed),
 }
 
-const ALL: [SystemRelation; 50] = [
+const ALL: [SystemRelation; 51] = [
     SystemRelation::Namespace,
     SystemRelation::Class,
     SystemRelation::Attribute,
@@ -178,6 +181,7 @@ const ALL: [SystemRelation; 50] = [
     SystemRelation::TimezoneNames,
     SystemRelation::TimezoneAbbrevs,
     SystemRelation::Cursors,
+    SystemRelation::PreparedStatements,
 ];
 
 use SqlType::{Bool, Float4, Int2, Int4, Int8, InternalChar, Oid, Text, TimestampTz};
@@ -331,6 +335,7 @@ impl SystemRelation {
             SystemRelation::TimezoneNames => "pg_timezone_names",
             SystemRelation::TimezoneAbbrevs => "pg_timezone_abbrevs",
             SystemRelation::Cursors => "pg_cursors",
+            SystemRelation::PreparedStatements => "pg_prepared_statements",
             SystemRelation::Information(view) => view.name(),
             SystemRelation::Fixed(fixed) => fixed.name(),
         }
@@ -387,6 +392,7 @@ impl SystemRelation {
             SystemRelation::TimezoneNames => (12126, true),
             SystemRelation::TimezoneAbbrevs => (12122, true),
             SystemRelation::Cursors => (12077, true),
+            SystemRelation::PreparedStatements => (12095, true),
             // (PostgreSQL's oids of these views vary by installation.)
             SystemRelation::Information(view) => (13000 + view as i64, true),
             SystemRelation::Fixed(fixed) => (fixed.oid(), fixed.is_view()),
@@ -403,6 +409,7 @@ impl SystemRelation {
             SystemRelation::TimezoneNames => crate::time_zone_views::NAMES_COLUMNS,
             SystemRelation::TimezoneAbbrevs => crate::time_zone_views::ABBREVS_COLUMNS,
             SystemRelation::Cursors => crate::cursors::COLUMNS,
+            SystemRelation::PreparedStatements => crate::prepared_listing::COLUMNS,
             SystemRelation::StatTables(_) => crate::stat_tables::TABLE_COLUMNS,
             SystemRelation::StatIndexes(_) => crate::stat_tables::INDEX_COLUMNS,
             SystemRelation::StatDatabase => crate::stat_database::COLUMNS,
@@ -841,6 +848,7 @@ impl SystemRelation {
             }
             SystemRelation::TimezoneAbbrevs => return Ok(crate::time_zone_views::abbrevs_rows()),
             SystemRelation::Cursors => return Ok(crate::cursors::pg_cursors_rows()),
+            SystemRelation::PreparedStatements => return Ok(crate::prepared_listing::rows()),
             SystemRelation::StatIndexes(listed) => {
                 txn.manager().backends().publish_stats();
                 let tables = catalog.tables(txn)?;
@@ -1008,60 +1016,29 @@ impl SystemRelation {
                 }
                 // The range types (typtype `r`) and their arrays.
                 for kind in RangeKind::ALL {
-                    out.push(
-                        TypeRow {
-                            array: kind.array_oid().into(),
-                            ..TypeRow::new(
-                                kind.oid().into(),
-                                kind.name().into(),
-                                CATALOG_NAMESPACE,
-                                "r",
-                            )
-                        }
-                        .row(),
-                    );
-                    out.push(TypeRow::array_of(
-                        kind.array_oid().into(),
-                        kind.name(),
+                    let row = TypeRow::new(
                         kind.oid().into(),
+                        kind.name().into(),
                         CATALOG_NAMESPACE,
-                    ));
+                        "r",
+                    );
+                    out.extend(row.with_array(kind.array_oid().into()));
                 }
                 // The enum types, in `public` (PostgreSQL's typlen 4: the
                 // oid it stores; folio stores the 8-byte sort order).
                 for def in catalog.enum_types(txn)? {
-                    out.push(
-                        TypeRow {
-                            len: 4,
-                            by_value: true,
-                            array: def.array_oid.into(),
-                            ..TypeRow::new(def.oid.into(), def.name.clone(), PUBLIC_NAMESPACE, "e")
-                        }
-                        .row(),
-                    );
-                    out.push(TypeRow::array_of(
-                        def.array_oid.into(),
-                        &def.name,
-                        def.oid.into(),
-                        PUBLIC_NAMESPACE,
-                    ));
+                    let row = TypeRow {
+                        len: 4,
+                        by_value: true,
+                        ..TypeRow::new(def.oid.into(), def.name.clone(), PUBLIC_NAMESPACE, "e")
+                    };
+                    out.extend(row.with_array(def.array_oid.into()));
                 }
                 // The composite types, in `public` (no `pg_class` row:
                 // typrelid 0).
                 for def in crate::user_types::composites().iter() {
-                    out.push(
-                        TypeRow {
-                            array: def.array_oid.into(),
-                            ..TypeRow::new(def.oid.into(), def.name.clone(), PUBLIC_NAMESPACE, "c")
-                        }
-                        .row(),
-                    );
-                    out.push(TypeRow::array_of(
-                        def.array_oid.into(),
-                        &def.name,
-                        def.oid.into(),
-                        PUBLIC_NAMESPACE,
-                    ));
+                    let row = TypeRow::new(def.oid.into(), def.name.clone(), PUBLIC_NAMESPACE, "c");
+                    out.extend(row.with_array(def.array_oid.into()));
                 }
                 // The domains, in `public`, with their base type's storage.
                 for def in crate::user_types::domains().iter() {
@@ -1680,14 +1657,15 @@ impl TypeRow {
         }
     }
 
-    /// The row of array type `oid` of type `element` named `name`.
-    fn array_of(oid: i64, name: &str, element: i64, namespace: i64) -> Vec<Value> {
-        TypeRow {
+    /// This type's row, naming `array` as its array type, followed by
+    /// the row of that array type (`_name`, in the same namespace).
+    fn with_array(self, array: i64) -> [Vec<Value>; 2] {
+        let array_row = TypeRow {
             category: "A",
-            elem: element,
-            ..TypeRow::new(oid, format!("_{name}"), namespace, "b")
-        }
-        .row()
+            elem: self.oid,
+            ..TypeRow::new(array, format!("_{}", self.name), self.namespace, "b")
+        };
+        [TypeRow { array, ..self }.row(), array_row.row()]
     }
 
     /// The row, in `pg_type`'s column order (a string type's collation

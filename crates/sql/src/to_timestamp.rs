@@ -172,6 +172,19 @@ impl Input<'_> {
             )),
         }
     }
+
+    /// Whether the input reads the second of a pair of two-letter
+    /// markers (`am`/`pm`, `ad`/`bc`), dotted (`p.m.`) when the keyword
+    /// is.
+    fn marker(&mut self, keyword: &str, pair: [&str; 2], written: &str) -> Result<bool, SqlError> {
+        let dotted = pair.map(|m| m.chars().flat_map(|c| [c, '.']).collect::<String>());
+        let names = if keyword.len() == 2 {
+            pair
+        } else {
+            [dotted[0].as_str(), dotted[1].as_str()]
+        };
+        Ok(self.name(&names, None, written)? == 1)
+    }
 }
 
 /// PostgreSQL's years near 2020 for a year of fewer than four digits.
@@ -249,12 +262,7 @@ fn read(input: &str, template: &str) -> Result<i64, SqlError> {
             "CC" => fields.century = Some(num(2)?),
             "FX" => {}
             "BC" | "AD" | "B.C." | "A.D." => {
-                let names: &[&str] = if keyword.len() == 2 {
-                    &["ad", "bc"]
-                } else {
-                    &["a.d.", "b.c."]
-                };
-                fields.bc = cursor.name(names, None, written)? == 1;
+                fields.bc = cursor.marker(keyword, ["ad", "bc"], written)?;
             }
             "FF1" | "FF2" | "FF3" | "FF4" | "FF5" | "FF6" => {
                 let precision = u32::from(keyword.as_bytes()[2] - b'0');
@@ -306,12 +314,7 @@ fn read(input: &str, template: &str) -> Result<i64, SqlError> {
                 cursor.name(&DAYS, Some(3), written)?;
             }
             "AM" | "PM" | "A.M." | "P.M." => {
-                let names: &[&str] = if keyword.len() == 2 {
-                    &["am", "pm"]
-                } else {
-                    &["a.m.", "p.m."]
-                };
-                fields.pm = Some(cursor.name(names, None, written)? == 1);
+                fields.pm = Some(cursor.marker(keyword, ["am", "pm"], written)?);
             }
             "TZH" => {
                 let (hours, _) = cursor.number(2, greedy, true, written)?;

@@ -643,6 +643,35 @@ pub fn cast(value: Value, ty: SqlType) -> Result<Value, SqlError> {
     })
 }
 
+/// Refuses (42846) an explicit cast from type `from` to `ty` that has
+/// no path, when it is bound, as PostgreSQL refuses it when parsing
+/// (`select a::date from t` with no rows). [`cast`] decides: it is asked
+/// about a sample value of `from`, whose refusal depends on the types
+/// alone. A type whose casts depend on the value (text's input) passes.
+pub fn check_cast_path(from: SqlType, ty: SqlType) -> Result<(), SqlError> {
+    let sample = match from {
+        SqlType::Int2 => Value::Int2(0),
+        SqlType::Int4 => Value::Int4(0),
+        SqlType::Int8 => Value::Int8(0),
+        SqlType::Float4 => Value::Float4(0.0),
+        SqlType::Float8 => Value::Float8(0.0),
+        SqlType::Numeric(_) => Value::Numeric(Numeric::from_i64(0)),
+        SqlType::Bool => Value::Bool(false),
+        SqlType::Date => Value::Date(0),
+        SqlType::Timestamp => Value::Timestamp(0),
+        SqlType::TimestampTz => Value::TimestampTz(0),
+        SqlType::Time(_) => Value::Time(0),
+        SqlType::Interval => Value::Interval(Interval::ZERO),
+        SqlType::Uuid => Value::Uuid([0; 16]),
+        SqlType::Bytea => Value::Bytea(Vec::new()),
+        _ => return Ok(()),
+    };
+    match explicit_cast(sample, ty) {
+        Err(e) if e.code == "42846" => Err(e),
+        _ => Ok(()),
+    }
+}
+
 /// 42846: no cast from `v`'s type to `ty`.
 fn no_cast(v: &Value, ty: SqlType) -> SqlError {
     no_cast_from(crate::scalar::value_type(v), ty)

@@ -172,13 +172,22 @@ pub fn plan(
                 .collect();
             subplans.extend(crate::subquery::extract(cx, txn, exprs, &both, first)?);
             let mut assignments = Vec::with_capacity(update.assignments.len());
+            let mut by_field = crate::field_assignment::FieldTargets::default();
             for a in &update.assignments {
                 let AssignmentTarget::ColumnName(column) = &a.target else {
                     return Err(SqlError::unsupported(
                         "ON CONFLICT DO UPDATE of a column tuple",
                     ));
                 };
-                let c = relation.resolve(&names::relation(column)?)?.0;
+                let (column, fields, first) = crate::field_assignment::split(column)?;
+                let c = relation.resolve(&column)?.0;
+                if !fields.is_empty() {
+                    constraints.check_given(relation, c, true, None)?;
+                    let target = (c, fields.as_slice(), first.span.start);
+                    let (value, base) = (&a.value, Scalar::Column(c));
+                    by_field.add(relation, target, value, base, &scope, &mut assignments)?;
+                    continue;
+                }
                 crate::dml::refuse_repeated(relation, c, &assignments)?;
                 let value = match crate::dml::is_default(&a.value) {
                     true => constraints.default_of(c)?,

@@ -512,7 +512,8 @@ pub fn plan_update(
                 _ => None,
             })
             .map(|column| {
-                Ok(crate::scalar::Columns::resolve(&*relation, &names::relation(column)?)?.0)
+                let (column, _, _) = crate::field_assignment::split(column)?;
+                Ok(crate::scalar::Columns::resolve(&*relation, &column)?.0)
             })
             .collect::<Result<_, SqlError>>()?;
         return Ok(Change::Parts(Box::new(Parts {
@@ -582,13 +583,23 @@ pub(crate) fn bind_assignments<'e>(
     assignments: impl Iterator<Item = (&'e AssignmentTarget, &'e Expr)>,
 ) -> Result<Vec<(usize, Scalar)>, SqlError> {
     let mut targets = Vec::new();
+    let mut by_field = crate::field_assignment::FieldTargets::default();
     for (target, value) in assignments {
         let AssignmentTarget::ColumnName(column) = target else {
             return Err(SqlError::unsupported("UPDATE of a column tuple"));
         };
-        let c = access::target_column(relation, name, &names::relation(column)?)?;
-        refuse_repeated(relation, c, &targets)?;
+        let (column, fields, first) = crate::field_assignment::split(column)?;
+        let c = access::target_column(relation, name, &column)
+            .map_err(|e| e.near(Some(first.span.start)))?;
         crate::project_set::refuse(value, "UPDATE")?;
+        if !fields.is_empty() {
+            constraints.check_given(relation, c, true, None)?;
+            let target = (c, fields.as_slice(), first.span.start);
+            let base = Scalar::Column(offset + c);
+            by_field.add(relation, target, value, base, scope, &mut targets)?;
+            continue;
+        }
+        refuse_repeated(relation, c, &targets)?;
         let value = if is_default(value) {
             constraints.default_of(c)?.map_columns(&|at| at + offset)
         } else {

@@ -1,7 +1,10 @@
 //! An INSERT's column list with subscripted targets: `INSERT INTO t
-//! (a[1], a[2]) VALUES (1, 2)`, `... SELECT 7, 8`, `(b, a[2:3]) ...`.
-//! The rule is PostgreSQL's ([`Targets::of`] reads the list,
-//! [`Subscripts::apply`] builds the values):
+//! (a[1], a[2]) VALUES (1, 2)`, `... SELECT 7, 8`, `(b, a[2:3]) ...`,
+//! and targets that are fields of a composite column (`(c.f1, q.c1.r)`:
+//! `field_assignment.rs` owns that rule; here a field path is one more
+//! kind of target, built in the same order). The rule is PostgreSQL's
+//! ([`Targets::of`] reads the list, [`Subscripts::apply`] builds the
+//! values):
 //!
 //! - A subscripted target's value is assigned into the column's array at
 //!   its subscript (`array_assignment::assign`, the one owner of that
@@ -14,6 +17,9 @@
 //!   slice's: the array's) in assignment, else 42804 `subscripted
 //!   assignment to "a" requires type ...`; `DEFAULT` for it is 0A000.
 //!
+//! A field target starts its column's composite value NULL too; several
+//! targets of a column (fields or subscripts) apply in the order written.
+//!
 //! sqlparser 0.59 reads only names in the list: [`mark`] keeps each
 //! target's column name there and writes the targets themselves as the
 //! items of the Hive `PARTITION (...)` clause sqlparser reads after it
@@ -23,6 +29,7 @@
 
 use crate::array_assignment::{self, Target};
 use crate::error::SqlError;
+use crate::field_assignment::Path;
 use crate::scalar::{self, Scalar};
 use crate::types;
 use crate::{access, names};
@@ -35,19 +42,29 @@ use sqlparser::tokenizer::{Token, TokenWithSpan, Word};
 /// The marker [`mark`] writes first in the clause.
 const MARKER: &str = "$targets:insert";
 
-/// The subscript of one target of the list: which, its bounds bound, the
-/// type its value takes, and the column's name (for messages).
+/// What one target of the list writes inside its column: a subscript
+/// or a field path; the type its value takes, and the column's name (for
+/// messages).
 #[derive(Debug, Clone)]
 pub struct Subscript {
-    target: Target,
-    bounds: Vec<Scalar>,
+    place: Place,
     ty: SqlType,
     column: String,
     /// Where the target is written.
     at: sqlparser::tokenizer::Location,
 }
 
-/// Each target's subscript, by its place in the list (empty: none).
+/// Where inside its column a target writes.
+#[derive(Debug, Clone)]
+enum Place {
+    /// `a[i]`, `a[l:u]`: which, its bounds bound.
+    Subscript { target: Target, bounds: Vec<Scalar> },
+    /// `c.f1.f2`.
+    Field(Path),
+}
+
+/// Each target's subscript or field path, by its place in the list
+/// (empty: none).
 #[derive(Debug, Clone, Default)]
 pub struct Subscripts(Vec<Option<Subscript>>);
 
@@ -125,14 +142,30 @@ pub fn is_marked(items: &[Expr]) -> bool {
     items.iter().any(is_marker)
 }
 
-/// The subscript target `e` (written for column `c`) has, if any.
+/// The subscript or field path target `e` (written for column `c`) has,
+/// if any.
 fn subscript_of(e: &Expr, relation: &Relation, c: usize) -> Result<Option<Subscript>, SqlError> {
     let none: &[(String, SqlType)] = &[];
-    let Expr::CompoundFieldAccess { access_chain, .. } = e else {
-        return Ok(None);
-    };
     let column = relation.def.columns[c].name.clone();
     let ty = relation.types[c];
+    if let Expr::CompoundIdentifier(parts) = e {
+        let fields: Vec<String> = parts[1..].iter().map(names::ident).collect();
+        let path = Path::of(&column, ty, &fields).map_err(|err| err.near(Some(e.span().start)))?;
+        return Ok(Some(Subscript {
+            ty: path.ty(),
+            place: Place::Field(path),
+            column,
+            at: e.span().start,
+        }));
+    }
+    let Expr::CompoundFieldAccess { root, access_chain } = e else {
+        return Ok(None);
+    };
+    if !matches!(root.as_ref(), Expr::Identifier(_)) {
+        return Err(SqlError::unsupported(
+            "an INSERT target mixing fields and subscripts",
+        ));
+    }
     let [AccessExpr::Subscript(written)] = access_chain.as_slice() else {
         return Err(SqlError::unsupported(
             "an INSERT target with more than one subscript or with a field",
@@ -172,8 +205,7 @@ fn subscript_of(e: &Expr, relation: &Relation, c: usize) -> Result<Option<Subscr
         Target::Slice { .. } => ty,
     };
     Ok(Some(Subscript {
-        target,
-        bounds,
+        place: Place::Subscript { target, bounds },
         ty,
         column,
         at: e.span().start,
@@ -183,6 +215,13 @@ fn subscript_of(e: &Expr, relation: &Relation, c: usize) -> Result<Option<Subscr
 impl Subscript {
     /// A VALUES item `e` given to it, bound (checked as the element's).
     pub fn bind(&self, e: &Expr) -> Result<Scalar, SqlError> {
+        let none: &[(String, SqlType)] = &[];
+        if let Place::Field(path) = &self.place {
+            if crate::dml::is_default(e) {
+                return Err(crate::field_assignment::default_refused().near(Some(self.at)));
+            }
+            return (path.fit(scalar::bind(e, none)?, none)).map_err(|e| e.near(Some(self.at)));
+        }
         if crate::dml::is_default(e) {
             // (PostgreSQL says "element" of a slice too.)
             return Err(
@@ -190,7 +229,6 @@ impl Subscript {
                     .near(Some(self.at)),
             );
         }
-        let none: &[(String, SqlType)] = &[];
         let bound = scalar::bind(e, none)?;
         array_assignment::fit(bound, self.ty, &self.column, none).map_err(|e| match e.code {
             "42804" => e.near(Some(self.at)),
@@ -201,6 +239,13 @@ impl Subscript {
     /// 42804 unless a query's column of type `from` may be given to it
     /// (a text column may be an untyped literal's: it passes).
     pub fn check(&self, from: SqlType) -> Result<(), SqlError> {
+        if let Place::Field(path) = &self.place {
+            // A query's text column may be an untyped literal's.
+            if from == SqlType::Text {
+                return Ok(());
+            }
+            return path.check(from).map_err(|e| e.near(Some(self.at)));
+        }
         if matches!(from, SqlType::Text | SqlType::Record)
             || from == self.ty
             || types::assignment_cast(from, self.ty)
@@ -242,13 +287,18 @@ impl Subscripts {
                 .rev()
                 .find(|&j| columns[j] == c)
                 .map_or(Value::Null, |j| row[j].clone());
-            let mut args = vec![base];
-            for b in &s.bounds {
-                args.push(b.eval(&[], env)?);
-            }
-            let value = std::mem::replace(&mut row[i], Value::Null);
-            args.push(types::assign(value, s.ty)?);
-            row[i] = array_assignment::assign(s.target, args)?;
+            let value = types::assign(std::mem::replace(&mut row[i], Value::Null), s.ty)?;
+            row[i] = match &s.place {
+                Place::Field(path) => path.set(base, value)?,
+                Place::Subscript { target, bounds } => {
+                    let mut args = vec![base];
+                    for b in bounds {
+                        args.push(b.eval(&[], env)?);
+                    }
+                    args.push(value);
+                    array_assignment::assign(*target, args)?
+                }
+            };
         }
         Ok(())
     }
@@ -257,7 +307,10 @@ impl Subscripts {
 /// Rewrites each INSERT column list with a subscripted target (see the
 /// module comment).
 pub fn mark(tokens: &mut Vec<TokenWithSpan>) {
-    if !tokens.iter().any(|t| t.token == Token::LBracket) {
+    if !tokens
+        .iter()
+        .any(|t| matches!(t.token, Token::LBracket | Token::Period))
+    {
         return;
     }
     let mut from = 0;
@@ -388,13 +441,16 @@ fn list_items(tokens: &[TokenWithSpan], at: usize) -> Option<(Vec<(usize, usize)
     None
 }
 
-/// Whether a list item is a name and then `[`.
+/// Whether a list item is a name and then `[` or `.`.
 fn subscripted(item: &[TokenWithSpan]) -> bool {
     let mut solid = item
         .iter()
         .filter(|t| !matches!(t.token, Token::Whitespace(_)));
     matches!(solid.next().map(|t| &t.token), Some(Token::Word(w)) if w.keyword != Keyword::SELECT && w.keyword != Keyword::WITH && w.keyword != Keyword::VALUES)
-        && matches!(solid.next().map(|t| &t.token), Some(Token::LBracket))
+        && matches!(
+            solid.next().map(|t| &t.token),
+            Some(Token::LBracket | Token::Period)
+        )
 }
 
 #[cfg(test)]
@@ -444,8 +500,10 @@ mod tests {
         let at = |i: i64| Scalar::Const(Value::Int8(i));
         let element = |i: i64| {
             Some(Subscript {
-                target: Target::Element,
-                bounds: vec![at(i)],
+                place: Place::Subscript {
+                    target: Target::Element,
+                    bounds: vec![at(i)],
+                },
                 ty: SqlType::Int4,
                 column: "a".to_string(),
                 at: sqlparser::tokenizer::Location::of(1, 1),

@@ -64,6 +64,7 @@ mod explain;
 mod explain_change;
 mod expr;
 mod extensions;
+mod field_assignment;
 mod float_functions;
 mod fold;
 mod format_function;

@@ -42,6 +42,10 @@ pub enum RowFunc {
     /// `(v).f` of a value of a composite type: its field at this place
     /// (`composite_values::field`; NULL of a NULL value).
     Field(u16),
+    /// A composite value (of `of` fields) with its field `at` replaced,
+    /// over the value then the field's new value
+    /// (`field_assignment.rs`: `SET c.f = x`).
+    SetField { at: u16, of: u16 },
 }
 
 impl RowFunc {
@@ -49,7 +53,10 @@ impl RowFunc {
     pub fn name(self) -> Option<&'static str> {
         Some(match self {
             RowFunc::Construct | RowFunc::WholeRow => "ROW",
-            RowFunc::IsNull(_) | RowFunc::Compare(_) | RowFunc::Field(_) => return None,
+            RowFunc::IsNull(_)
+            | RowFunc::Compare(_)
+            | RowFunc::Field(_)
+            | RowFunc::SetField { .. } => return None,
         })
     }
 
@@ -65,6 +72,7 @@ impl RowFunc {
                     .map_or(SqlType::Text, |(_, t)| *t),
                 _ => SqlType::Text,
             },
+            RowFunc::SetField { .. } => args.first().copied().unwrap_or(SqlType::Record),
         }
     }
 
@@ -97,6 +105,12 @@ impl RowFunc {
                     .ok_or_else(|| SqlError::new("XX000", "a field past a record's end"))?,
                 _ => Value::Null,
             },
+            RowFunc::SetField { at, of } => {
+                let mut args = args.into_iter();
+                let (base, value) = (args.next(), args.next());
+                let value = value.unwrap_or(Value::Null);
+                crate::field_assignment::set_field(base.unwrap_or(Value::Null), at, of, value)?
+            }
         })
     }
 }
@@ -108,6 +122,7 @@ pub fn deparse(f: RowFunc, a: &[String]) -> String {
     match f {
         RowFunc::Construct | RowFunc::WholeRow => format!("ROW({})", a.join(", ")),
         RowFunc::Field(n) => format!("({}).f{}", a.join(", "), n + 1),
+        RowFunc::SetField { at, .. } => format!("FieldStore({}, f{})", a.join(", "), at + 1),
         RowFunc::IsNull(false) => format!("({} IS NULL)", a.join(", ")),
         RowFunc::IsNull(true) => format!("({} IS NOT NULL)", a.join(", ")),
         RowFunc::Compare(cmp) => {

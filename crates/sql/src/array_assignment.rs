@@ -114,9 +114,7 @@ pub fn mark(tokens: &mut Vec<TokenWithSpan>) {
         return;
     }
     let mut from = 0;
-    while let Some(set) = (from..tokens.len())
-        .find(|&i| crate::parse::keyword(&tokens[i].token) == Some(Keyword::SET))
-    {
+    while let Some(set) = crate::parse::next_keyword(tokens, from, Keyword::SET) {
         from = set + 1;
         let items = set_list(tokens, set + 1);
         if items.iter().all(|i| i.subscripted.is_none()) {

@@ -314,9 +314,7 @@ pub fn mark(tokens: &mut Vec<TokenWithSpan>) {
         return;
     }
     let mut from = 0;
-    while let Some(insert) = (from..tokens.len())
-        .find(|&i| crate::parse::keyword(&tokens[i].token) == Some(Keyword::INSERT))
-    {
+    while let Some(insert) = crate::parse::next_keyword(tokens, from, Keyword::INSERT) {
         from = insert + 1;
         let Some(open) = list_start(tokens, insert + 1) else {
             continue;

@@ -1532,6 +1532,12 @@ fn at_end(parser: &Parser<'_>) -> Result<(), SqlError> {
     }
 }
 
+/// The position of the first unquoted keyword `kw` at or after `from`
+/// in `tokens` (the token rewrites' walk over each INSERT or SET).
+pub(crate) fn next_keyword(tokens: &[TokenWithSpan], from: usize, kw: Keyword) -> Option<usize> {
+    (from..tokens.len()).find(|&i| keyword(&tokens[i].token) == Some(kw))
+}
+
 /// The keyword `token` is, if it is an unquoted one.
 pub(crate) fn keyword(token: &Token) -> Option<Keyword> {
     match token {

@@ -128,11 +128,11 @@ pub fn type_avg_width(ty: SqlType) -> u32 {
         SqlType::Tid => return 6,
         SqlType::Int8
         | SqlType::Float8
-        | SqlType::Timestamp
-        | SqlType::TimestampTz
+        | SqlType::Timestamp(_)
+        | SqlType::TimestampTz(_)
         | SqlType::Time(_) => return 8,
         SqlType::TimeTz(_) => return 12,
-        SqlType::Uuid | SqlType::Interval => return 16,
+        SqlType::Uuid | SqlType::Interval(_) => return 16,
         SqlType::Char(n) => return n * MAX_CHAR_BYTES + VARHDRSZ,
         SqlType::Varchar(Some(n)) => n * MAX_CHAR_BYTES + VARHDRSZ,
         // numeric_maximum_size: a 8-byte header and a base-10000 digit

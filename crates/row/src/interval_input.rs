@@ -205,7 +205,7 @@ pub fn parse_interval(text: &str, bare: Unit) -> Result<Interval, RowError> {
 /// [`parse_interval`]; if `mmss`, a time of two parts without a fraction
 /// is minutes and seconds (the `MINUTE TO SECOND` qualifier's reading:
 /// `interval '2:03' minute to second` is `00:02:03`).
-fn parse_read(text: &str, bare: Unit, mmss: bool) -> Result<Interval, RowError> {
+pub(crate) fn parse_read(text: &str, bare: Unit, mmss: bool) -> Result<Interval, RowError> {
     let syntax = || RowError::InvalidDateTime {
         type_name: "interval".into(),
         text: text.to_string(),
@@ -262,36 +262,6 @@ fn parse_read(text: &str, bare: Unit, mmss: bool) -> Result<Interval, RowError> 
         sums.negate();
     }
     sums.interval(text)
-}
-
-/// An interval written with a qualifier (`interval '90' minute`,
-/// `interval '1:30' hour to minute`): a number without a unit counts
-/// `last`, and the fields below `last` are dropped (PostgreSQL's
-/// interval typmod: `interval '1 day 2 hours' day` is `1 day`); `leading`
-/// is the qualifier's first field (`MINUTE TO SECOND` reads `2:03` as
-/// minutes and seconds), `precision` the digits of the seconds' fraction
-/// kept, rounded half away from zero (`second(2)`, `day to second(2)`).
-pub fn parse_qualified(
-    text: &str,
-    leading: Unit,
-    last: Unit,
-    precision: Option<u8>,
-) -> Result<Interval, RowError> {
-    let mut i = parse_read(text, last, (leading, last) == (Unit::Minute, Unit::Second))?;
-    if let Some(p) = precision {
-        i.micros = crate::time_of_day::round_to_precision(i.micros, p.min(6));
-    }
-    let cut = |micros: i64, unit: i64| micros / unit * unit;
-    Ok(match last {
-        Unit::Year | Unit::Decade | Unit::Century | Unit::Millennium => {
-            Interval::new(i.months / 12 * 12, 0, 0)
-        }
-        Unit::Month => Interval::new(i.months, 0, 0),
-        Unit::Day | Unit::Week => Interval::new(i.months, i.days, 0),
-        Unit::Hour => Interval::new(i.months, i.days, cut(i.micros, USECS_PER_HOUR)),
-        Unit::Minute => Interval::new(i.months, i.days, cut(i.micros, USECS_PER_MINUTE)),
-        Unit::Second | Unit::Millisecond | Unit::Microsecond => i,
-    })
 }
 
 enum Bad {
@@ -689,21 +659,5 @@ mod tests {
         for overflow in ["2147483648 days", "1:60", "P2147483648", "PT2562047789"] {
             assert!(read(overflow).starts_with("22015 "), "{overflow}");
         }
-        let qualified = |text, unit| parse_qualified(text, unit, unit, None).unwrap().to_text();
-        assert_eq!(qualified("5", Unit::Day), "5 days");
-        assert_eq!(qualified("90", Unit::Minute), "01:30:00");
-        assert_eq!(qualified("1 day 2 hours", Unit::Day), "1 day");
-        assert_eq!(qualified("1 year 2 mons", Unit::Year), "1 year");
-        assert_eq!(qualified("1:30", Unit::Minute), "01:30:00");
-        assert_eq!(qualified("3", Unit::Month), "3 mons");
-        assert_eq!(qualified("1.5", Unit::Day), "1 day");
-        let minute_to_second = |text, p| {
-            let i = parse_qualified(text, Unit::Minute, Unit::Second, p);
-            i.unwrap().to_text()
-        };
-        assert_eq!(minute_to_second("1 2:03", None), "1 day 00:02:03");
-        assert_eq!(minute_to_second("1 -2:03", None), "1 day -00:02:03");
-        assert_eq!(minute_to_second("12:34.5678", Some(2)), "00:12:34.57");
-        assert_eq!(minute_to_second("-0.005", Some(2)), "-00:00:00.01");
     }
 }

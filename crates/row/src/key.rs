@@ -407,8 +407,10 @@ fn key_value(r: &mut KeyReader<'_>, ty: SqlType) -> Result<Value, RowError> {
             u16::from_be_bytes(r.array()?),
         ),
         SqlType::Xid => Value::Xid(u64::from_be_bytes(r.array()?)),
-        SqlType::Timestamp => Value::Timestamp((u64::from_be_bytes(r.array()?) ^ (1 << 63)) as i64),
-        SqlType::TimestampTz => {
+        SqlType::Timestamp(_) => {
+            Value::Timestamp((u64::from_be_bytes(r.array()?) ^ (1 << 63)) as i64)
+        }
+        SqlType::TimestampTz(_) => {
             Value::TimestampTz((u64::from_be_bytes(r.array()?) ^ (1 << 63)) as i64)
         }
         SqlType::Time(_) => Value::Time((u64::from_be_bytes(r.array()?) ^ (1 << 63)) as i64),
@@ -425,7 +427,7 @@ fn key_value(r: &mut KeyReader<'_>, ty: SqlType) -> Result<Value, RowError> {
         SqlType::Enum(def) => Value::Enum(def.value_at(float_from_key(r.array()?))?),
         SqlType::Bool => Value::Bool(r.byte()? != 0),
         SqlType::Uuid => Value::Uuid(r.array()?),
-        SqlType::Interval => Value::Interval(crate::interval::Interval::from_span(
+        SqlType::Interval(_) => Value::Interval(crate::interval::Interval::from_span(
             (u128::from_be_bytes(r.array()?) ^ (1 << 127)) as i128,
         )?),
         SqlType::Text

@@ -19,6 +19,7 @@ mod infinite_datetime;
 mod interval;
 mod interval_input;
 mod interval_styles;
+mod interval_typmod;
 mod json;
 mod json_parse;
 mod key;
@@ -52,8 +53,9 @@ pub use enums::{EnumLabel, EnumType, EnumValue};
 pub use error::RowError;
 pub use infinite_datetime::Infinity;
 pub use interval::{Interval, USECS_PER_DAY};
-pub use interval_input::{Unit, parse_interval, parse_qualified};
+pub use interval_input::{Unit, parse_interval};
 pub use interval_styles::{IntervalStyle, interval_text};
+pub use interval_typmod::{IntervalFields, IntervalTypmod, MAX_INTERVAL_PRECISION};
 pub use json::{
     Jsonb, escape_into as json_escape_into, key_order as jsonb_key_order,
     number_text as json_number_text,

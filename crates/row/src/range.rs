@@ -52,8 +52,8 @@ impl RangeKind {
             RangeKind::Int8 => SqlType::Int8,
             RangeKind::Num => SqlType::Numeric(None),
             RangeKind::Date => SqlType::Date,
-            RangeKind::Ts => SqlType::Timestamp,
-            RangeKind::Tstz => SqlType::TimestampTz,
+            RangeKind::Ts => SqlType::Timestamp(None),
+            RangeKind::Tstz => SqlType::TimestampTz(None),
         }
     }
 

@@ -557,10 +557,10 @@ fn decode_value(bytes: Option<&[u8]>, ty: SqlType) -> Result<Value, RowError> {
             x => return Err(corrupt(format!("bool byte {x}"))),
         },
         SqlType::Date => Value::Date(i32::from_le_bytes(a(4)[..4].try_into().expect("4"))),
-        SqlType::Timestamp => {
+        SqlType::Timestamp(_) => {
             Value::Timestamp(i64::from_le_bytes(a(8)[..8].try_into().expect("8")))
         }
-        SqlType::TimestampTz => {
+        SqlType::TimestampTz(_) => {
             Value::TimestampTz(i64::from_le_bytes(a(8)[..8].try_into().expect("8")))
         }
         SqlType::Time(_) => Value::Time(i64::from_le_bytes(a(8)[..8].try_into().expect("8"))),
@@ -572,7 +572,7 @@ fn decode_value(bytes: Option<&[u8]>, ty: SqlType) -> Result<Value, RowError> {
             })
         }
         SqlType::Uuid => Value::Uuid(a(16)),
-        SqlType::Interval => {
+        SqlType::Interval(_) => {
             let b = a(16);
             Value::Interval(crate::interval::Interval::new(
                 i32::from_le_bytes(b[12..16].try_into().expect("4")),
@@ -735,7 +735,7 @@ mod tests {
             SqlType::Int4,
             SqlType::Char(3),
             SqlType::Varchar(Some(2)),
-            SqlType::Timestamp,
+            SqlType::Timestamp(None),
         ];
         let bound = max_inline_row_len(&types).unwrap();
         let wide = |n: usize| Value::Text("\u{1D11E}".repeat(n));

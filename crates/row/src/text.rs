@@ -282,19 +282,21 @@ impl Value {
             SqlType::Bytea => Value::Bytea(parse_bytea(text)?),
             SqlType::Bool => Value::Bool(parse_bool(t).ok_or_else(|| syntax(ty, text))?),
             SqlType::Date => Value::Date(input::parse_date_in(text, zone, order)?),
-            SqlType::Timestamp => {
+            SqlType::Timestamp(_) => {
                 Value::Timestamp(input::parse_timestamp_in(text, false, zone, order)?)
             }
-            SqlType::TimestampTz => {
+            SqlType::TimestampTz(_) => {
                 Value::TimestampTz(input::parse_timestamp_in(text, true, zone, order)?)
             }
             SqlType::Time(_) => Value::Time(input::parse_time_in(text, zone, order)?),
             SqlType::TimeTz(_) => Value::TimeTz(input::parse_timetz_in(text, zone, order)?),
             SqlType::Uuid => Value::Uuid(parse_uuid(t).ok_or_else(|| syntax(ty, text))?),
-            SqlType::Interval => Value::Interval(crate::interval_input::parse_interval(
+            SqlType::Interval(None) => Value::Interval(crate::interval_input::parse_interval(
                 text,
                 crate::interval_input::Unit::Second,
             )?),
+            // Read under its modifier (`'5'::interval minute`).
+            SqlType::Interval(Some(modifier)) => Value::Interval(modifier.read(text)?),
             SqlType::Array(element) => crate::array_text::array_in(*element, text, zone, order)?,
             SqlType::Json => {
                 crate::json_parse::parse(text)?;
@@ -495,7 +497,11 @@ mod tests {
 
     #[test]
     fn infinite_dates_and_timestamps() {
-        for ty in [SqlType::Date, SqlType::Timestamp, SqlType::TimestampTz] {
+        for ty in [
+            SqlType::Date,
+            SqlType::Timestamp(None),
+            SqlType::TimestampTz(None),
+        ] {
             assert_eq!(out(ty, " InFinity "), "infinity");
             assert_eq!(out(ty, "-INFINITY"), "-infinity");
             let err = Value::from_text(ty, "+infinity").unwrap_err();
@@ -506,7 +512,7 @@ mod tests {
             Value::Date(i32::MAX)
         );
         assert_eq!(
-            Value::from_text(SqlType::TimestampTz, "-infinity").unwrap(),
+            Value::from_text(SqlType::TimestampTz(None), "-infinity").unwrap(),
             Value::TimestampTz(i64::MIN)
         );
         assert_eq!(
@@ -526,12 +532,12 @@ mod tests {
                 "date out of range: \"4714-11-23 BC\"",
             ),
             (
-                SqlType::Timestamp,
+                SqlType::Timestamp(None),
                 "294277-01-01",
                 "timestamp out of range: \"294277-01-01\"",
             ),
             (
-                SqlType::TimestampTz,
+                SqlType::TimestampTz(None),
                 "4714-11-23 BC",
                 "timestamp out of range: \"4714-11-23 BC\"",
             ),
@@ -541,7 +547,7 @@ mod tests {
         }
         assert_eq!(out(SqlType::Date, "5874897-12-31"), "5874897-12-31");
         assert_eq!(
-            out(SqlType::Timestamp, "294276-12-31 23:59:59.999999"),
+            out(SqlType::Timestamp(None), "294276-12-31 23:59:59.999999"),
             "294276-12-31 23:59:59.999999"
         );
     }
@@ -619,28 +625,32 @@ mod tests {
             (SqlType::Date, "0044-03-15 BC", "0044-03-15 BC"),
             (SqlType::Date, "1999-12-31", "1999-12-31"),
             (
-                SqlType::Timestamp,
+                SqlType::Timestamp(None),
                 "2024-01-02 03:04:05.123456",
                 "2024-01-02 03:04:05.123456",
             ),
             (
-                SqlType::Timestamp,
+                SqlType::Timestamp(None),
                 "2024-01-02T03:04:05.5",
                 "2024-01-02 03:04:05.5",
             ),
-            (SqlType::Timestamp, "2024-01-02", "2024-01-02 00:00:00"),
             (
-                SqlType::TimestampTz,
+                SqlType::Timestamp(None),
+                "2024-01-02",
+                "2024-01-02 00:00:00",
+            ),
+            (
+                SqlType::TimestampTz(None),
                 "2024-01-02 03:04:05+02",
                 "2024-01-02 01:04:05+00",
             ),
             (
-                SqlType::TimestampTz,
+                SqlType::TimestampTz(None),
                 "2024-01-02 03:04:05-05:30",
                 "2024-01-02 08:34:05+00",
             ),
             (
-                SqlType::TimestampTz,
+                SqlType::TimestampTz(None),
                 "1999-12-31 23:59:59.999999Z",
                 "1999-12-31 23:59:59.999999+00",
             ),
@@ -651,12 +661,12 @@ mod tests {
             ),
             (SqlType::Char(4), "ab", "ab  "),
             (
-                SqlType::TimestampTz,
+                SqlType::TimestampTz(None),
                 "0001-12-31 23:59:59.999999 BC",
                 "0001-12-31 23:59:59.999999+00 BC",
             ),
             (
-                SqlType::Timestamp,
+                SqlType::Timestamp(None),
                 "0001-12-31 23:59:59.999999 BC",
                 "0001-12-31 23:59:59.999999 BC",
             ),
@@ -764,7 +774,7 @@ mod tests {
             assert_eq!(err(ty, text).to_string(), message);
         }
         for (ty, text, sqlstate) in [
-            (SqlType::Timestamp, "2024-01-02 25:00:00", "22008"),
+            (SqlType::Timestamp(None), "2024-01-02 25:00:00", "22008"),
             (SqlType::Bool, "maybe", "22P02"),
             (SqlType::Varchar(Some(2)), "abc", "22001"),
             (SqlType::Float8, "1e999", "22003"),

@@ -3,6 +3,7 @@
 
 use crate::composites::CompositeType;
 use crate::enums::EnumType;
+use crate::interval_typmod::IntervalTypmod;
 use crate::range::RangeKind;
 
 /// A column's type.
@@ -23,8 +24,13 @@ pub enum SqlType {
     Bytea,
     Bool,
     Date,
-    Timestamp,
-    TimestampTz,
+    /// `timestamp [(p)] [without time zone]`: microseconds since
+    /// 2000-01-01; the precision, if any, as a time's (`timestamp(2)`
+    /// keeps two digits of the seconds' fraction).
+    Timestamp(Option<u8>),
+    /// `timestamp [(p)] with time zone` (`timestamptz`); the precision
+    /// as a timestamp's.
+    TimestampTz(Option<u8>),
     /// `time [(p)] [without time zone]`: a time of day (`time.rs`); the
     /// precision, if any, is the digits of its seconds' fraction kept
     /// (0 to 6).
@@ -33,7 +39,9 @@ pub enum SqlType {
     /// zone's offset (`time_with_zone.rs`); the precision as a time's.
     TimeTz(Option<u8>),
     Uuid,
-    Interval,
+    /// `interval`, with its modifier if any (`interval day to second(2)`,
+    /// `interval(3)`: `interval_typmod.rs`).
+    Interval(Option<IntervalTypmod>),
     /// A one-dimensional array of its element type (`int8[]`, `text[]`):
     /// a value of queries and of the pg_catalog relations, never a
     /// stored column's type. Made by [`SqlType::array_of`].
@@ -87,12 +95,12 @@ static ELEMENTS: [SqlType; 26] = [
     SqlType::Float8,
     SqlType::Numeric(None),
     SqlType::Date,
-    SqlType::Timestamp,
-    SqlType::TimestampTz,
+    SqlType::Timestamp(None),
+    SqlType::TimestampTz(None),
     SqlType::Time(None),
     SqlType::TimeTz(None),
     SqlType::Uuid,
-    SqlType::Interval,
+    SqlType::Interval(None),
     SqlType::Oid,
     SqlType::Refcursor,
     SqlType::Range(RangeKind::Int4),
@@ -120,12 +128,12 @@ impl SqlType {
             SqlType::Bytea => 17,
             SqlType::Bool => 16,
             SqlType::Date => 1082,
-            SqlType::Timestamp => 1114,
-            SqlType::TimestampTz => 1184,
+            SqlType::Timestamp(_) => 1114,
+            SqlType::TimestampTz(_) => 1184,
             SqlType::Time(_) => 1083,
             SqlType::TimeTz(_) => 1266,
             SqlType::Uuid => 2950,
-            SqlType::Interval => 1186,
+            SqlType::Interval(_) => 1186,
             SqlType::Record => 2249,
             SqlType::Json => 114,
             SqlType::Jsonb => 3802,
@@ -146,14 +154,14 @@ impl SqlType {
                 SqlType::Int8 => 1016,
                 SqlType::Float4 => 1021,
                 SqlType::Float8 => 1022,
-                SqlType::Timestamp => 1115,
+                SqlType::Timestamp(_) => 1115,
                 SqlType::Date => 1182,
-                SqlType::TimestampTz => 1185,
+                SqlType::TimestampTz(_) => 1185,
                 SqlType::Time(_) => 1183,
                 SqlType::TimeTz(_) => 1270,
                 SqlType::Numeric(_) => 1231,
                 SqlType::Uuid => 2951,
-                SqlType::Interval => 1187,
+                SqlType::Interval(_) => 1187,
                 SqlType::Enum(def) => def.array_oid,
                 SqlType::Composite(def) => def.array_oid,
                 SqlType::Oid => 1028,
@@ -176,6 +184,9 @@ impl SqlType {
             SqlType::Numeric(_) => SqlType::Numeric(None),
             SqlType::Time(_) => SqlType::Time(None),
             SqlType::TimeTz(_) => SqlType::TimeTz(None),
+            SqlType::Timestamp(_) => SqlType::Timestamp(None),
+            SqlType::TimestampTz(_) => SqlType::TimestampTz(None),
+            SqlType::Interval(_) => SqlType::Interval(None),
             other => other,
         };
         ELEMENTS.iter().find(|e| **e == element).map(SqlType::Array)
@@ -194,8 +205,13 @@ impl SqlType {
         match self {
             SqlType::Varchar(Some(n)) | SqlType::Char(n) => n as i32 + 4,
             SqlType::Numeric(Some((p, s))) => (((p as i32) << 16) | s as i32) + 4,
-            // PostgreSQL's time typmod is the precision itself.
-            SqlType::Time(Some(p)) | SqlType::TimeTz(Some(p)) => i32::from(p),
+            // PostgreSQL's time and timestamp typmod is the precision
+            // itself.
+            SqlType::Time(Some(p))
+            | SqlType::TimeTz(Some(p))
+            | SqlType::Timestamp(Some(p))
+            | SqlType::TimestampTz(Some(p)) => i32::from(p),
+            SqlType::Interval(Some(modifier)) => modifier.typmod(),
             _ => -1,
         }
     }
@@ -203,6 +219,7 @@ impl SqlType {
     /// The type of an oid and modifier (as the catalog stores them).
     pub fn from_oid(oid: u32, typmod: i32) -> Option<SqlType> {
         let modifier = (typmod >= 4).then(|| (typmod - 4) as u32);
+        let precision = u8::try_from(typmod).ok().filter(|p| *p <= 6);
         Some(match oid {
             21 => SqlType::Int2,
             23 => SqlType::Int4,
@@ -216,12 +233,12 @@ impl SqlType {
             17 => SqlType::Bytea,
             16 => SqlType::Bool,
             1082 => SqlType::Date,
-            1114 => SqlType::Timestamp,
-            1184 => SqlType::TimestampTz,
-            1083 => SqlType::Time(u8::try_from(typmod).ok().filter(|p| *p <= 6)),
-            1266 => SqlType::TimeTz(u8::try_from(typmod).ok().filter(|p| *p <= 6)),
+            1114 => SqlType::Timestamp(precision),
+            1184 => SqlType::TimestampTz(precision),
+            1083 => SqlType::Time(precision),
+            1266 => SqlType::TimeTz(precision),
             2950 => SqlType::Uuid,
-            1186 => SqlType::Interval,
+            1186 => SqlType::Interval(IntervalTypmod::from_typmod(typmod)),
             2249 => SqlType::Record,
             114 => SqlType::Json,
             3802 => SqlType::Jsonb,
@@ -273,14 +290,17 @@ impl SqlType {
             SqlType::Bytea => "bytea".into(),
             SqlType::Bool => "boolean".into(),
             SqlType::Date => "date".into(),
-            SqlType::Timestamp => "timestamp without time zone".into(),
-            SqlType::TimestampTz => "timestamp with time zone".into(),
+            SqlType::Timestamp(None) => "timestamp without time zone".into(),
+            SqlType::Timestamp(Some(p)) => format!("timestamp({p}) without time zone"),
+            SqlType::TimestampTz(None) => "timestamp with time zone".into(),
+            SqlType::TimestampTz(Some(p)) => format!("timestamp({p}) with time zone"),
             SqlType::Time(None) => "time without time zone".into(),
             SqlType::Time(Some(p)) => format!("time({p}) without time zone"),
             SqlType::TimeTz(None) => "time with time zone".into(),
             SqlType::TimeTz(Some(p)) => format!("time({p}) with time zone"),
             SqlType::Uuid => "uuid".into(),
-            SqlType::Interval => "interval".into(),
+            SqlType::Interval(None) => "interval".into(),
+            SqlType::Interval(Some(modifier)) => format!("interval{}", modifier.suffix()),
             SqlType::Array(element) => format!("{}[]", element.name()),
             SqlType::Record => "record".into(),
             SqlType::Json => "json".into(),
@@ -319,6 +339,11 @@ impl SqlType {
             (SqlType::Time(Some(from)), SqlType::Time(Some(to))) => to >= from,
             (SqlType::TimeTz(_), SqlType::TimeTz(None)) => true,
             (SqlType::TimeTz(Some(from)), SqlType::TimeTz(Some(to))) => to >= from,
+            (SqlType::Timestamp(_), SqlType::Timestamp(None)) => true,
+            (SqlType::Timestamp(Some(from)), SqlType::Timestamp(Some(to))) => to >= from,
+            (SqlType::TimestampTz(_), SqlType::TimestampTz(None)) => true,
+            (SqlType::TimestampTz(Some(from)), SqlType::TimestampTz(Some(to))) => to >= from,
+            (SqlType::Interval(_), SqlType::Interval(None)) => true,
             (SqlType::Numeric(Some((p, s))), SqlType::Numeric(Some((to_p, to_s)))) => {
                 to_s == s && to_p >= p
             }
@@ -336,7 +361,7 @@ impl SqlType {
             SqlType::Composite(def) => def.fields.iter().all(|(_, t)| t.key_decodes_exactly()),
             _ => !matches!(
                 self,
-                SqlType::Numeric(_) | SqlType::Interval | SqlType::Range(RangeKind::Num)
+                SqlType::Numeric(_) | SqlType::Interval(_) | SqlType::Range(RangeKind::Num)
             ),
         }
     }
@@ -349,8 +374,8 @@ impl SqlType {
             SqlType::Int4 | SqlType::Float4 | SqlType::Date | SqlType::Oid => Some(4),
             SqlType::Int8
             | SqlType::Float8
-            | SqlType::Timestamp
-            | SqlType::TimestampTz
+            | SqlType::Timestamp(_)
+            | SqlType::TimestampTz(_)
             | SqlType::Time(_)
             | SqlType::Enum(_)
             | SqlType::Xid => Some(8),
@@ -358,7 +383,7 @@ impl SqlType {
             SqlType::Bool => Some(1),
             // A timetz: the time (8), then the zone (4).
             SqlType::TimeTz(_) => Some(12),
-            SqlType::Uuid | SqlType::Interval => Some(16),
+            SqlType::Uuid | SqlType::Interval(_) => Some(16),
             SqlType::Numeric(_) => Some(crate::numeric::NUMERIC_BYTES),
             SqlType::Text
             | SqlType::Varchar(_)
@@ -398,15 +423,21 @@ mod tests {
             SqlType::Bytea,
             SqlType::Bool,
             SqlType::Date,
-            SqlType::Timestamp,
-            SqlType::TimestampTz,
+            SqlType::Timestamp(None),
+            SqlType::Timestamp(Some(2)),
+            SqlType::TimestampTz(None),
+            SqlType::TimestampTz(Some(0)),
             SqlType::Time(None),
             SqlType::Time(Some(0)),
             SqlType::Time(Some(3)),
             SqlType::TimeTz(None),
             SqlType::TimeTz(Some(2)),
             SqlType::Uuid,
-            SqlType::Interval,
+            SqlType::Interval(None),
+            SqlType::Interval(IntervalTypmod::new(
+                crate::interval_typmod::IntervalFields::DayToSecond,
+                Some(2),
+            )),
             SqlType::Record,
             SqlType::Json,
             SqlType::Jsonb,
@@ -427,6 +458,11 @@ mod tests {
             );
         }
         assert_eq!(SqlType::Varchar(Some(10)).name(), "character varying(10)");
+        assert_eq!(
+            SqlType::Timestamp(Some(2)).name(),
+            "timestamp(2) without time zone"
+        );
+        assert_eq!(SqlType::Timestamp(Some(2)).array_of().unwrap().oid(), 1115);
         for element in ELEMENTS {
             let array = element.array_of().unwrap();
             assert_eq!(SqlType::from_oid(array.oid(), -1), Some(array));
@@ -454,6 +490,8 @@ mod tests {
             (Numeric(Some((10, 2))), Numeric(None)),
             (Char(10), Char(10)),
             (Int4, Int4),
+            (Timestamp(Some(2)), Timestamp(None)),
+            (TimestampTz(Some(2)), TimestampTz(Some(3))),
         ] {
             assert!(
                 from.binary_coercible(to),
@@ -472,7 +510,9 @@ mod tests {
             (Char(5), Text),
             (Varchar(Some(5)), Char(10)),
             (Int4, Int8),
-            (Timestamp, TimestampTz),
+            (Timestamp(None), TimestampTz(None)),
+            (Timestamp(Some(3)), Timestamp(Some(2))),
+            (Timestamp(None), Timestamp(Some(2))),
         ] {
             assert!(
                 !from.binary_coercible(to),

@@ -167,6 +167,15 @@ impl Value {
                 time: crate::time_of_day::round_to_precision(t.time, precision),
                 ..t
             }),
+            (Value::Timestamp(t), SqlType::Timestamp(Some(precision))) => {
+                Value::Timestamp(timestamp_to_precision(t, precision))
+            }
+            (Value::TimestampTz(t), SqlType::TimestampTz(Some(precision))) => {
+                Value::TimestampTz(timestamp_to_precision(t, precision))
+            }
+            (Value::Interval(i), SqlType::Interval(Some(modifier))) => {
+                Value::Interval(modifier.adjust(i))
+            }
             (Value::Numeric(n), SqlType::Numeric(Some((precision, scale)))) => {
                 Value::Numeric(n.fit_typmod(precision, scale)?)
             }
@@ -219,12 +228,12 @@ impl Value {
                 | (Value::Bytea(_), SqlType::Bytea)
                 | (Value::Bool(_), SqlType::Bool)
                 | (Value::Date(_), SqlType::Date)
-                | (Value::Timestamp(_), SqlType::Timestamp)
-                | (Value::TimestampTz(_), SqlType::TimestampTz)
+                | (Value::Timestamp(_), SqlType::Timestamp(_))
+                | (Value::TimestampTz(_), SqlType::TimestampTz(_))
                 | (Value::Time(_), SqlType::Time(_))
                 | (Value::TimeTz(_), SqlType::TimeTz(_))
                 | (Value::Uuid(_), SqlType::Uuid)
-                | (Value::Interval(_), SqlType::Interval)
+                | (Value::Interval(_), SqlType::Interval(_))
                 | (Value::Json(_), SqlType::Json)
                 | (Value::Jsonb(_), SqlType::Jsonb)
                 | (Value::Oid(_), SqlType::Oid)
@@ -336,6 +345,17 @@ impl<T: Into<Value>> From<Option<T>> for Value {
     /// `None` is NULL.
     fn from(x: Option<T>) -> Value {
         x.map_or(Value::Null, Into::into)
+    }
+}
+
+/// A timestamp (or timestamptz) kept to `precision` digits of its
+/// seconds' fraction, rounded half away from 2000-01-01 as a time is
+/// (PostgreSQL's `AdjustTimestampForTypmod`: `1990-01-01 00:00:00.5` as
+/// `timestamp(0)` is `1990-01-01 00:00:00`); an infinity stays one.
+fn timestamp_to_precision(micros: i64, precision: u8) -> i64 {
+    match crate::infinite_datetime::Infinity::of_timestamp(micros) {
+        Some(_) => micros,
+        None => crate::time_of_day::round_to_precision(micros, precision),
     }
 }
 

@@ -22,10 +22,10 @@ fn types() -> impl Strategy<Value = SqlType> {
         Just(SqlType::Bytea),
         Just(SqlType::Bool),
         Just(SqlType::Date),
-        Just(SqlType::Timestamp),
-        Just(SqlType::TimestampTz),
+        Just(SqlType::Timestamp(None)),
+        Just(SqlType::TimestampTz(None)),
         Just(SqlType::Uuid),
-        Just(SqlType::Interval),
+        Just(SqlType::Interval(None)),
         Just(SqlType::Time(None)),
         Just(SqlType::TimeTz(None)),
     ]
@@ -86,8 +86,8 @@ fn value(ty: SqlType) -> BoxedStrategy<Value> {
         SqlType::Date => prop_oneof![-2_451_545..2_145_031_949i32, Just(i32::MIN), Just(i32::MAX)]
             .prop_map(Value::Date)
             .boxed(),
-        SqlType::Timestamp => timestamps().prop_map(Value::Timestamp).boxed(),
-        SqlType::TimestampTz => timestamps().prop_map(Value::TimestampTz).boxed(),
+        SqlType::Timestamp(_) => timestamps().prop_map(Value::Timestamp).boxed(),
+        SqlType::TimestampTz(_) => timestamps().prop_map(Value::TimestampTz).boxed(),
         SqlType::Uuid => any::<[u8; 16]>().prop_map(Value::Uuid).boxed(),
         SqlType::Time(_) => (0..=folio_row::TIME_END).prop_map(Value::Time).boxed(),
         SqlType::TimeTz(_) => (
@@ -98,7 +98,7 @@ fn value(ty: SqlType) -> BoxedStrategy<Value> {
             .boxed(),
         // Times within what PostgreSQL's text form reads back (hours
         // past 2^31 do not).
-        SqlType::Interval => (
+        SqlType::Interval(_) => (
             any::<i32>(),
             any::<i32>(),
             -7_000_000_000_000_000_000i64..7_000_000_000_000_000_000,

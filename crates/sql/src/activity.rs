@@ -34,10 +34,10 @@ pub const STAT_ACTIVITY_COLUMNS: &[(&str, SqlType)] = &[
     ("client_addr", Text),
     ("client_hostname", Text),
     ("client_port", Int4),
-    ("backend_start", TimestampTz),
-    ("xact_start", TimestampTz),
-    ("query_start", TimestampTz),
-    ("state_change", TimestampTz),
+    ("backend_start", TimestampTz(None)),
+    ("xact_start", TimestampTz(None)),
+    ("query_start", TimestampTz(None)),
+    ("state_change", TimestampTz(None)),
     ("wait_event_type", Text),
     ("wait_event", Text),
     ("state", Text),
@@ -115,7 +115,7 @@ pub const LOCKS_COLUMNS: &[(&str, SqlType)] = &[
     ("mode", Text),
     ("granted", Bool),
     ("fastpath", Bool),
-    ("waitstart", TimestampTz),
+    ("waitstart", TimestampTz(None)),
 ];
 
 /// The locks folio keeps that `pg_locks` lists: the table locks held

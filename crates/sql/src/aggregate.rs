@@ -204,7 +204,7 @@ impl Kind {
             Kind::Grouping => SqlType::Int4,
             Kind::Sum => match arg {
                 SqlType::Int2 | SqlType::Int4 => SqlType::Int8,
-                SqlType::Interval => SqlType::Interval,
+                SqlType::Interval(_) => SqlType::Interval(None),
                 // A real's sum is a real (PostgreSQL's float4pl); its
                 // average a double precision.
                 SqlType::Float4 => SqlType::Float4,
@@ -213,7 +213,7 @@ impl Kind {
             },
             Kind::Avg | Kind::Spread { .. } => match arg {
                 SqlType::Float4 | SqlType::Float8 => SqlType::Float8,
-                SqlType::Interval => SqlType::Interval,
+                SqlType::Interval(_) => SqlType::Interval(None),
                 _ => SqlType::Numeric(None),
             },
             // (A user-defined one's is its binding's: `user_aggregates.rs`.)
@@ -568,7 +568,7 @@ pub fn bind_call<C: Columns + ?Sized>(
     }
     if matches!(kind, Kind::Sum | Kind::Avg | Kind::Spread { .. })
         && !arg_type.is_number()
-        && (arg_type != SqlType::Interval || spread)
+        && (!matches!(arg_type, SqlType::Interval(_)) || spread)
     {
         return Err(functions::no_match(format!(
             "function {name}({}) does not exist",

@@ -92,7 +92,7 @@ impl BackendFunc {
             BackendFunc::Cancel | BackendFunc::Terminate => SqlType::Bool,
             BackendFunc::BlockingPids => SqlType::Array(&SqlType::Int4),
             BackendFunc::StatGet(field) => field.ty(),
-            BackendFunc::StatementTimestamp => SqlType::TimestampTz,
+            BackendFunc::StatementTimestamp => SqlType::TimestampTz(None),
             // `void` (above).
             _ => SqlType::Text,
         }
@@ -159,7 +159,8 @@ impl BackendFunc {
                 void()
             }
             BackendFunc::SleepFor => {
-                let Value::Interval(span) = crate::types::cast(args[0].clone(), SqlType::Interval)?
+                let Value::Interval(span) =
+                    crate::types::cast(args[0].clone(), SqlType::Interval(None))?
                 else {
                     unreachable!("a cast to interval")
                 };
@@ -168,7 +169,7 @@ impl BackendFunc {
             }
             BackendFunc::SleepUntil => {
                 let Value::TimestampTz(until) =
-                    crate::types::cast(args[0].clone(), SqlType::TimestampTz)?
+                    crate::types::cast(args[0].clone(), SqlType::TimestampTz(None))?
                 else {
                     unreachable!("a cast to timestamptz")
                 };

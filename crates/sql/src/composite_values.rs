@@ -63,7 +63,7 @@ fn castable(from: SqlType, to: SqlType, explicit: bool) -> bool {
             || (from.is_number() && to.is_number())
             || matches!(
                 (from, to),
-                (Timestamp | TimestampTz, Date) | (Date, Timestamp | TimestampTz)
+                (Timestamp(_) | TimestampTz(_), Date) | (Date, Timestamp(_) | TimestampTz(_))
             ))
 }
 

@@ -47,11 +47,11 @@ enum Kind {
 fn kind(ty: SqlType) -> Option<Kind> {
     Some(match ty {
         SqlType::Date => Kind::Date,
-        SqlType::Timestamp => Kind::Stamp(false),
-        SqlType::TimestampTz => Kind::Stamp(true),
+        SqlType::Timestamp(_) => Kind::Stamp(false),
+        SqlType::TimestampTz(_) => Kind::Stamp(true),
         SqlType::Time(_) => Kind::Time,
         SqlType::TimeTz(_) => Kind::TimeTz,
-        SqlType::Interval => Kind::Interval,
+        SqlType::Interval(_) => Kind::Interval,
         SqlType::Int2 | SqlType::Int4 | SqlType::Int8 => Kind::Integer,
         SqlType::Float4 | SqlType::Float8 | SqlType::Numeric(_) => Kind::Number,
         _ => return None,
@@ -67,25 +67,25 @@ pub fn result_type(op: &BinaryOperator, a: SqlType, b: SqlType) -> Option<SqlTyp
     let (x, y) = (kind(a)?, kind(b)?);
     let stamp = |zoned: bool| {
         if zoned {
-            SqlType::TimestampTz
+            SqlType::TimestampTz(None)
         } else {
-            SqlType::Timestamp
+            SqlType::Timestamp(None)
         }
     };
     Some(match (op, x, y) {
         (Plus | Minus, Date, Integer) | (Plus, Integer, Date) => SqlType::Date,
         (Minus, Date, Date) => SqlType::Int4,
-        (Plus | Minus, Date, Interval) | (Plus, Interval, Date) => SqlType::Timestamp,
+        (Plus | Minus, Date, Interval) | (Plus, Interval, Date) => SqlType::Timestamp(None),
         (Plus | Minus, Stamp(z), Interval) | (Plus, Interval, Stamp(z)) => stamp(z),
-        (Minus, Stamp(_) | Date, Stamp(_)) | (Minus, Stamp(_), Date) => SqlType::Interval,
-        (Minus, Time, Time) => SqlType::Interval,
+        (Minus, Stamp(_) | Date, Stamp(_)) | (Minus, Stamp(_), Date) => SqlType::Interval(None),
+        (Minus, Time, Time) => SqlType::Interval(None),
         (Plus | Minus, Time, Interval) | (Plus, Interval, Time) => SqlType::Time(None),
-        (Plus, Date, Time) | (Plus, Time, Date) | (Minus, Date, Time) => SqlType::Timestamp,
+        (Plus, Date, Time) | (Plus, Time, Date) | (Minus, Date, Time) => SqlType::Timestamp(None),
         (Plus | Minus, TimeTz, Interval) | (Plus, Interval, TimeTz) => SqlType::TimeTz(None),
-        (Plus, Date, TimeTz) | (Plus, TimeTz, Date) => SqlType::TimestampTz,
+        (Plus, Date, TimeTz) | (Plus, TimeTz, Date) => SqlType::TimestampTz(None),
         (Plus | Minus, Interval, Interval)
         | (Multiply | Divide, Interval, Integer | Number)
-        | (Multiply, Integer | Number, Interval) => SqlType::Interval,
+        | (Multiply, Integer | Number, Interval) => SqlType::Interval(None),
         _ => return None,
     })
 }
@@ -118,7 +118,9 @@ pub fn apply(op: &BinaryOperator, a: &Value, b: &Value) -> Option<Result<Value, 
 /// divisor (PostgreSQL's `interval * float8`), else `other`'s own.
 pub fn literal_type(op: &BinaryOperator, other: SqlType) -> SqlType {
     match (op, other) {
-        (BinaryOperator::Multiply | BinaryOperator::Divide, SqlType::Interval) => SqlType::Float8,
+        (BinaryOperator::Multiply | BinaryOperator::Divide, SqlType::Interval(_)) => {
+            SqlType::Float8
+        }
         _ => other,
     }
 }
@@ -190,13 +192,13 @@ fn evaluate(op: &BinaryOperator, a: &Value, b: &Value, ty: SqlType) -> Result<Va
         Ok(Value::Date(moved as i32))
     };
     let stamp = |micros: i64| match ty {
-        SqlType::TimestampTz => Value::TimestampTz(micros),
+        SqlType::TimestampTz(_) => Value::TimestampTz(micros),
         _ => Value::Timestamp(micros),
     };
     // A timestamptz adds on the session zone's calendar.
     let add = |i: Interval, t: i64| -> Result<i64, SqlError> {
         match ty {
-            SqlType::TimestampTz => crate::time_zones::add_in_session(i, t),
+            SqlType::TimestampTz(_) => crate::time_zones::add_in_session(i, t),
             _ => Ok(i.add_to_timestamp(t)?),
         }
     };

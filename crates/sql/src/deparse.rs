@@ -152,7 +152,10 @@ fn typed_literal(expr: &Expr) -> Option<Expr> {
                 sqlparser::ast::Value::SingleQuotedString(literal_text(&interval.value)?.into())
                     .into(),
             );
-            (types::interval_literal(&plain).ok()?, SqlType::Interval)
+            (
+                types::interval_literal(&plain).ok()?,
+                SqlType::Interval(None),
+            )
         }
         Expr::Cast {
             expr, data_type, ..
@@ -270,10 +273,10 @@ mod tests {
             ("true", SqlType::Bool, "true"),
             ("'2020-1-2'", SqlType::Date, "'2020-01-02'::date"),
             ("'7'", SqlType::Int4, "7"),
-            ("now()", SqlType::Timestamp, "now()"),
+            ("now()", SqlType::Timestamp(None), "now()"),
             (
                 "current_timestamp",
-                SqlType::TimestampTz,
+                SqlType::TimestampTz(None),
                 "CURRENT_TIMESTAMP",
             ),
             ("1 + 2", SqlType::Int4, "1 + 2"),

@@ -458,7 +458,7 @@ impl Func {
         if self.name().is_some_and(|n| NOT_IMMUTABLE.contains(&n)) {
             return false;
         }
-        let zoned = args.contains(&SqlType::TimestampTz);
+        let zoned = args.iter().any(|t| matches!(t, SqlType::TimestampTz(_)));
         match self {
             Func::Random
             | Func::TriggerDepth
@@ -690,7 +690,7 @@ impl Func {
             }
             Func::Random => SqlType::Float8,
             Func::TriggerDepth => SqlType::Int4,
-            Func::ClockTimestamp => SqlType::TimestampTz,
+            Func::ClockTimestamp => SqlType::TimestampTz(None),
             Func::TimeOfDay => SqlType::Text,
             Func::Mod => {
                 let rank = |t: &SqlType| match t {
@@ -717,17 +717,17 @@ impl Func {
             // A time has no date_trunc of its own: PostgreSQL casts it
             // to an interval (implicitly) and truncates that.
             Func::DateTrunc => match args.get(1) {
-                Some(SqlType::Timestamp) => SqlType::Timestamp,
-                Some(SqlType::Interval | SqlType::Time(_)) => SqlType::Interval,
-                _ => SqlType::TimestampTz,
+                Some(SqlType::Timestamp(_)) => SqlType::Timestamp(None),
+                Some(SqlType::Interval(_) | SqlType::Time(_)) => SqlType::Interval(None),
+                _ => SqlType::TimestampTz(None),
             },
             Func::DateBin => match args.get(1) {
-                Some(SqlType::Timestamp) => SqlType::Timestamp,
-                _ => SqlType::TimestampTz,
+                Some(SqlType::Timestamp(_)) => SqlType::Timestamp(None),
+                _ => SqlType::TimestampTz(None),
             },
             Func::ToChar => SqlType::Text,
             Func::IsFinite => SqlType::Bool,
-            Func::ToTimestamp => SqlType::TimestampTz,
+            Func::ToTimestamp => SqlType::TimestampTz(None),
             Func::ToDate => SqlType::Date,
             Func::ToNumber => SqlType::Numeric(None),
             Func::ColumnSize(_) => SqlType::Int4,
@@ -1032,7 +1032,8 @@ impl Func {
                 crate::time_functions::part_tz(&text(&args[0])?, t, self == Func::DatePart)?
             }
             Func::DateTrunc if matches!(args[1], Value::Time(_)) => {
-                let Value::Interval(i) = types::cast(args[1].clone(), SqlType::Interval)? else {
+                let Value::Interval(i) = types::cast(args[1].clone(), SqlType::Interval(None))?
+                else {
                     unreachable!("a time casts to an interval")
                 };
                 Value::Interval(crate::interval_functions::trunc(&text(&args[0])?, i)?)
@@ -1112,7 +1113,7 @@ impl Func {
                 }
             }
             Func::DateBin => {
-                let stride = match types::coerce(args[0].clone(), SqlType::Interval)? {
+                let stride = match types::coerce(args[0].clone(), SqlType::Interval(None))? {
                     Value::Interval(i) => i,
                     other => return Err(no_function("date_bin", &other)),
                 };

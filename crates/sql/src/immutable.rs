@@ -16,7 +16,8 @@ use folio_row::SqlType;
 pub fn immutable(e: &Scalar, types: &[SqlType]) -> bool {
     let zoned = |a: &Scalar, b: &Scalar| {
         let (a, b) = (a.ty(types), b.ty(types));
-        a != b && (a == SqlType::TimestampTz || b == SqlType::TimestampTz)
+        let zoned = |t| matches!(t, SqlType::TimestampTz(_));
+        a.oid() != b.oid() && (zoned(a) || zoned(b))
     };
     let own = match e {
         Scalar::Now

@@ -510,6 +510,21 @@ fn yes_no(yes: bool) -> &'static str {
 /// One `information_schema.domains` row: a domain over a built-in type
 /// describes that type as a column of it would; one over a domain is
 /// `USER-DEFINED`, its `udt_*` naming the parent, as PostgreSQL's.
+/// `columns.interval_type`: an interval type's fields as its name
+/// spells them, upper case (`DAY TO SECOND(2)`; PostgreSQL's view takes
+/// what follows `interval[(p)] ` in `format_type`); none for all fields.
+fn interval_type(ty: SqlType) -> Option<String> {
+    let SqlType::Interval(Some(_)) = ty else {
+        return None;
+    };
+    let name = ty.name();
+    let rest = name.strip_prefix("interval")?;
+    let fields = rest
+        .trim_start_matches(|c: char| c.is_ascii_digit() || c == '(' || c == ')')
+        .strip_prefix(' ')?;
+    Some(fields.to_ascii_uppercase())
+}
+
 fn domain_row(
     d: &folio_catalog::DomainType,
     domains: &[std::sync::Arc<folio_catalog::DomainType>],
@@ -585,9 +600,12 @@ fn column_row(
     };
     let datetime = match ty {
         SqlType::Date => Some(0),
-        SqlType::Timestamp | SqlType::TimestampTz => Some(6),
-        SqlType::Time(precision) | SqlType::TimeTz(precision) => {
-            Some(i64::from(precision.unwrap_or(6)))
+        SqlType::Timestamp(precision)
+        | SqlType::TimestampTz(precision)
+        | SqlType::Time(precision)
+        | SqlType::TimeTz(precision) => Some(i64::from(precision.unwrap_or(6))),
+        SqlType::Interval(modifier) => {
+            Some(i64::from(modifier.and_then(|m| m.precision()).unwrap_or(6)))
         }
         _ => None,
     };
@@ -617,8 +635,9 @@ fn column_row(
         int(radix),
         int(scale),
         int(datetime),
+        interval_type(ty).map_or(Value::Null, Value::Text),
     ];
-    // interval_type .. domain_name: none here.
+    // interval_precision .. domain_name: none here.
     row.resize(25, Value::Null);
     row.extend([
         text(DATABASE),

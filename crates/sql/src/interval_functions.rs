@@ -77,12 +77,12 @@ impl IntervalFunc {
     }
 
     pub fn ty(self) -> SqlType {
-        SqlType::Interval
+        SqlType::Interval(None)
     }
 
     /// Its value (no argument NULL: these are strict).
     pub fn eval(self, args: &[Value]) -> Result<Value, SqlError> {
-        let interval = |v: &Value| match crate::types::coerce(v.clone(), SqlType::Interval)? {
+        let interval = |v: &Value| match crate::types::coerce(v.clone(), SqlType::Interval(None))? {
             Value::Interval(i) => Ok(i),
             other => Err(crate::functions::no_match(format!(
                 "function {}({}) does not exist",

@@ -42,7 +42,7 @@ impl MakeFunc {
     pub fn ty(self) -> SqlType {
         match self {
             MakeFunc::Date => SqlType::Date,
-            MakeFunc::Timestamp => SqlType::Timestamp,
+            MakeFunc::Timestamp => SqlType::Timestamp(None),
             MakeFunc::Time => SqlType::Time(None),
         }
     }

@@ -77,7 +77,9 @@ impl OrderedSet {
     fn result_type(self, ordered: SqlType, many: bool) -> Option<SqlType> {
         let one = match self {
             OrderedSet::PercentileCont if ordered.is_number() => SqlType::Float8,
-            OrderedSet::PercentileCont if ordered == SqlType::Interval => SqlType::Interval,
+            OrderedSet::PercentileCont if matches!(ordered, SqlType::Interval(_)) => {
+                SqlType::Interval(None)
+            }
             OrderedSet::PercentileCont => return None,
             _ if matches!(ordered, SqlType::Record | SqlType::Json) => return None,
             _ => ordered,

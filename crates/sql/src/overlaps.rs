@@ -44,7 +44,7 @@ pub fn call(left: &Expr, right: &Expr) -> Result<Expr, SqlError> {
 pub fn fits(types: &[Option<SqlType>]) -> bool {
     use SqlType::*;
     let family = |t: &SqlType| match t {
-        Date | Timestamp | TimestampTz => Some(0),
+        Date | Timestamp(_) | TimestampTz(_) => Some(0),
         Time(_) => Some(1),
         TimeTz(_) => Some(2),
         _ => None,
@@ -53,14 +53,14 @@ pub fn fits(types: &[Option<SqlType>]) -> bool {
     for (i, t) in types.iter().enumerate() {
         match t {
             None => {}
-            Some(Interval) if i % 2 == 1 => {}
+            Some(Interval(_)) if i % 2 == 1 => {}
             Some(t) => match family(t) {
                 Some(f) => families.push(f),
                 None => return false,
             },
         }
     }
-    let interval = types.contains(&Some(Interval));
+    let interval = types.iter().any(|t| matches!(t, Some(Interval(_))));
     types.len() == 4
         && families.windows(2).all(|w| w[0] == w[1])
         && !(interval && families.first() == Some(&2))
@@ -71,18 +71,18 @@ pub fn fits(types: &[Option<SqlType>]) -> bool {
 /// PostgreSQL has no `overlaps` for these types.
 fn common_type(args: &[Value]) -> Option<SqlType> {
     let kind = |v: &Value| match v {
-        Value::TimestampTz(_) => Some(SqlType::TimestampTz),
-        Value::Timestamp(_) | Value::Date(_) => Some(SqlType::Timestamp),
+        Value::TimestampTz(_) => Some(SqlType::TimestampTz(None)),
+        Value::Timestamp(_) | Value::Date(_) => Some(SqlType::Timestamp(None)),
         Value::Time(_) => Some(SqlType::Time(None)),
         Value::TimeTz(_) => Some(SqlType::TimeTz(None)),
         _ => None,
     };
     let kinds: Vec<SqlType> = args.iter().filter_map(kind).collect();
     let has = |t: SqlType| kinds.contains(&t);
-    if has(SqlType::TimestampTz) {
-        Some(SqlType::TimestampTz)
-    } else if has(SqlType::Timestamp) {
-        Some(SqlType::Timestamp)
+    if has(SqlType::TimestampTz(None)) {
+        Some(SqlType::TimestampTz(None))
+    } else if has(SqlType::Timestamp(None)) {
+        Some(SqlType::Timestamp(None))
     } else {
         kinds.first().copied()
     }

@@ -1917,6 +1917,14 @@ fn names_itself(expr: &Expr) -> bool {
     }
 }
 
+/// `expr` without the parentheses around it.
+fn unnested(mut expr: &Expr) -> &Expr {
+    while let Expr::Nested(inner) = expr {
+        expr = inner;
+    }
+    expr
+}
+
 /// The name of an unaliased result column, as PostgreSQL's
 /// `FigureColname` makes it: a column's or function's name, `case`,
 /// `exists`, `array`, `timezone` (`AT TIME ZONE`), the function an SQL
@@ -1987,13 +1995,14 @@ pub(crate) fn column_name(expr: &Expr) -> String {
         // `a[i]`: the array's name.
         Expr::CompoundFieldAccess { root, .. } => column_name(root),
         // A cast names its column by its inner expression's name, unless
-        // that is only a type's (PostgreSQL: `'1'::int::text` is `text`).
+        // that is only a type's (PostgreSQL: `'1'::int::text` and
+        // `('1'::int)::text` are `text`).
         Expr::Cast {
             expr, data_type, ..
         } => match column_name(expr) {
             name if name != UNNAMED
                 && !matches!(
-                    expr.as_ref(),
+                    unnested(expr),
                     Expr::Cast { .. } | Expr::TypedString(_) | Expr::Interval(_)
                 ) =>
             {

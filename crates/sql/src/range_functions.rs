@@ -255,8 +255,8 @@ fn implicit(from: SqlType, to: SqlType) -> bool {
             (Int2, Int4 | Int8 | Numeric(_))
                 | (Int4, Int8 | Numeric(_))
                 | (Int8, Numeric(_))
-                | (Date, Timestamp | TimestampTz)
-                | (Timestamp, TimestampTz)
+                | (Date, Timestamp(_) | TimestampTz(_))
+                | (Timestamp(_), TimestampTz(_))
         )
 }
 

@@ -643,13 +643,19 @@ fn bind_node(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, S
         {
             Scalar::Now
         }
-        // `localtime(p)`, `current_time(p)`: the time (with its zone)
+        // `localtime(p)`, `current_time(p)`, `localtimestamp(p)`,
+        // `current_timestamp(p)`: the time or timestamp (with its zone)
         // kept to `p` digits of its seconds' fraction (a constant from 0
         // to 6; more is 6, as PostgreSQL's after its warning).
         Expr::Function(f)
-            if ["localtime", "current_time"]
-                .iter()
-                .any(|n| f.name.to_string().eq_ignore_ascii_case(n))
+            if [
+                "localtime",
+                "current_time",
+                "localtimestamp",
+                "current_timestamp",
+            ]
+            .iter()
+            .any(|n| f.name.to_string().eq_ignore_ascii_case(n))
                 && matches!(&f.args, FunctionArguments::List(l) if l.args.len() == 1) =>
         {
             let FunctionArguments::List(list) = &f.args else {
@@ -668,10 +674,11 @@ fn bind_node(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, S
                 SqlError::syntax(format!("syntax error at or near \"{}\"", list.args[0]))
             })?;
             let precision = Some(precision.min(6));
-            let ty = if f.name.to_string().eq_ignore_ascii_case("localtime") {
-                SqlType::Time(precision)
-            } else {
-                SqlType::TimeTz(precision)
+            let ty = match f.name.to_string().to_ascii_lowercase().as_str() {
+                "localtime" => SqlType::Time(precision),
+                "current_time" => SqlType::TimeTz(precision),
+                "localtimestamp" => SqlType::Timestamp(precision),
+                _ => SqlType::TimestampTz(precision),
             };
             Scalar::Cast(Box::new(Scalar::Now), ty)
         }
@@ -1383,14 +1390,8 @@ fn function(
             Scalar::Column(c) if columns.domain_at(*c).is_some() => {
                 columns.domain_at(*c).unwrap_or_default()
             }
-            typed => match typed.ty_in(columns) {
-                SqlType::Char(_) => "character".to_string(),
-                SqlType::Varchar(_) => SqlType::Varchar(None).name(),
-                SqlType::Numeric(_) => SqlType::Numeric(None).name(),
-                SqlType::Time(_) => SqlType::Time(None).name(),
-                SqlType::TimeTz(_) => SqlType::TimeTz(None).name(),
-                ty => ty.name(),
-            },
+            // The type's name without its modifier (`format_type_be`).
+            typed => crate::set_types::name(typed.ty_in(columns)),
         };
         return Ok(Scalar::Const(Value::Text(type_name)));
     }
@@ -1920,7 +1921,7 @@ impl Scalar {
             Scalar::Const(v) => value_type(v),
             Scalar::Param(_) => SqlType::Text,
             Scalar::Typed(_, ty) => *ty,
-            Scalar::Now => SqlType::TimestampTz,
+            Scalar::Now => SqlType::TimestampTz(None),
             Scalar::Negate(e) | Scalar::Domain(e, _) => e.ty_in(columns),
             Scalar::Arith(BinaryOperator::StringConcat, a, b)
                 if a.ty_in(columns) == SqlType::Bytea && b.ty_in(columns) == SqlType::Bytea =>
@@ -2238,12 +2239,12 @@ pub fn value_type(value: &Value) -> SqlType {
         Value::Bytea(_) => SqlType::Bytea,
         Value::Bool(_) => SqlType::Bool,
         Value::Date(_) => SqlType::Date,
-        Value::Timestamp(_) => SqlType::Timestamp,
-        Value::TimestampTz(_) => SqlType::TimestampTz,
+        Value::Timestamp(_) => SqlType::Timestamp(None),
+        Value::TimestampTz(_) => SqlType::TimestampTz(None),
         Value::Time(_) => SqlType::Time(None),
         Value::TimeTz(_) => SqlType::TimeTz(None),
         Value::Uuid(_) => SqlType::Uuid,
-        Value::Interval(_) => SqlType::Interval,
+        Value::Interval(_) => SqlType::Interval(None),
         Value::Text(_) | Value::Null => SqlType::Text,
         // Its first element's type (text for an array of NULLs or none).
         Value::Array(items) => items
@@ -2291,7 +2292,7 @@ pub fn wider(a: SqlType, b: SqlType) -> SqlType {
 fn sql_value_function(name: &str) -> Option<Scalar> {
     Some(match name.to_ascii_lowercase().as_str() {
         "current_date" => Scalar::Cast(Box::new(Scalar::Now), SqlType::Date),
-        "localtimestamp" => Scalar::Cast(Box::new(Scalar::Now), SqlType::Timestamp),
+        "localtimestamp" => Scalar::Cast(Box::new(Scalar::Now), SqlType::Timestamp(None)),
         "localtime" => Scalar::Cast(Box::new(Scalar::Now), SqlType::Time(None)),
         "current_time" => Scalar::Cast(Box::new(Scalar::Now), SqlType::TimeTz(None)),
         "current_user" | "user" | "current_role" => {

@@ -235,11 +235,11 @@ fn category(ty: SqlType) -> Category {
         }
         SqlType::Bool => Category::Boolean,
         SqlType::Date
-        | SqlType::Timestamp
-        | SqlType::TimestampTz
+        | SqlType::Timestamp(_)
+        | SqlType::TimestampTz(_)
         | SqlType::Time(_)
         | SqlType::TimeTz(_) => Category::DateTime,
-        SqlType::Interval => Category::Timespan,
+        SqlType::Interval(_) => Category::Timespan,
         SqlType::Array(_) => Category::Array,
         SqlType::Record
         | SqlType::Composite(_)
@@ -268,8 +268,8 @@ enum Later {
 fn later(p: SqlType, n: SqlType) -> Option<Later> {
     let rank = |t: SqlType| match t {
         SqlType::Int2 | SqlType::Date => 0,
-        SqlType::Int4 | SqlType::Timestamp => 1,
-        SqlType::Int8 | SqlType::TimestampTz => 2,
+        SqlType::Int4 | SqlType::Timestamp(_) => 1,
+        SqlType::Int8 | SqlType::TimestampTz(_) => 2,
         SqlType::Numeric(_) => 3,
         SqlType::Float4 => 4,
         SqlType::Float8 => 5,
@@ -292,6 +292,11 @@ fn without_modifier(ty: SqlType, inputs: &[Input]) -> SqlType {
     match ty {
         SqlType::Numeric(_) => SqlType::Numeric(None),
         SqlType::Varchar(_) => SqlType::Varchar(None),
+        SqlType::Time(_) => SqlType::Time(None),
+        SqlType::TimeTz(_) => SqlType::TimeTz(None),
+        SqlType::Timestamp(_) => SqlType::Timestamp(None),
+        SqlType::TimestampTz(_) => SqlType::TimestampTz(None),
+        SqlType::Interval(_) => SqlType::Interval(None),
         SqlType::Char(n) => SqlType::Char(
             (inputs.iter())
                 .filter_map(|i| match (i.ty, &i.untyped) {
@@ -305,12 +310,17 @@ fn without_modifier(ty: SqlType, inputs: &[Input]) -> SqlType {
 }
 
 /// A type's name without its modifier, as PostgreSQL's `format_type_be`
-/// names it in these errors.
+/// names it in these errors (and `pg_typeof`).
 pub fn name(ty: SqlType) -> String {
     match ty {
         SqlType::Numeric(_) => "numeric".into(),
         SqlType::Varchar(_) => "character varying".into(),
         SqlType::Char(_) => "character".into(),
+        SqlType::Time(_)
+        | SqlType::TimeTz(_)
+        | SqlType::Timestamp(_)
+        | SqlType::TimestampTz(_)
+        | SqlType::Interval(_) => without_modifier(ty, &[]).name(),
         other => other.name(),
     }
 }
@@ -355,8 +365,12 @@ mod tests {
                 Varchar(Some(5)),
             ),
             (
-                &[typed(Date), typed(TimestampTz), typed(Timestamp)],
-                TimestampTz,
+                &[
+                    typed(Date),
+                    typed(TimestampTz(None)),
+                    typed(Timestamp(None)),
+                ],
+                TimestampTz(None),
             ),
             (&[typed(Numeric(Some((3, 1)))), literal("2")], Numeric(None)),
         ];

@@ -53,7 +53,7 @@ pub const COLUMNS: &[(&str, SqlType)] = &[
     ("temp_bytes", Int8),
     ("deadlocks", Int8),
     ("checksum_failures", Int8),
-    ("checksum_last_failure", TimestampTz),
+    ("checksum_last_failure", TimestampTz(None)),
     ("blk_read_time", Float8),
     ("blk_write_time", Float8),
     ("session_time", Float8),
@@ -63,7 +63,7 @@ pub const COLUMNS: &[(&str, SqlType)] = &[
     ("sessions_abandoned", Int8),
     ("sessions_fatal", Int8),
     ("sessions_killed", Int8),
-    ("stats_reset", TimestampTz),
+    ("stats_reset", TimestampTz(None)),
 ];
 
 /// The rows of `pg_stat_database` for database `oid` named `name` (the

@@ -44,10 +44,10 @@ pub const TABLE_COLUMNS: &[(&str, SqlType)] = &[
     ("n_dead_tup", Int8),
     ("n_mod_since_analyze", Int8),
     ("n_ins_since_vacuum", Int8),
-    ("last_vacuum", TimestampTz),
-    ("last_autovacuum", TimestampTz),
-    ("last_analyze", TimestampTz),
-    ("last_autoanalyze", TimestampTz),
+    ("last_vacuum", TimestampTz(None)),
+    ("last_autovacuum", TimestampTz(None)),
+    ("last_analyze", TimestampTz(None)),
+    ("last_autoanalyze", TimestampTz(None)),
     ("vacuum_count", Int8),
     ("autovacuum_count", Int8),
     ("analyze_count", Int8),
@@ -222,7 +222,7 @@ impl StatField {
             StatField::LastVacuumTime
             | StatField::LastAutovacuumTime
             | StatField::LastAnalyzeTime
-            | StatField::LastAutoanalyzeTime => TimestampTz,
+            | StatField::LastAutoanalyzeTime => TimestampTz(None),
             _ => Int8,
         }
     }

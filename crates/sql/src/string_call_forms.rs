@@ -13,7 +13,9 @@
 //!   user's enum): `'string'::type`, as PostgreSQL reads any type name
 //!   before a string constant (sqlparser refuses custom names there, for
 //!   fear of taking `NOT 'a'` as one; a word PostgreSQL reserves is no
-//!   type name here either).
+//!   type name here either);
+//! - `INTERVAL(p) 'string'`: `'string'::interval(p)` (sqlparser reads it
+//!   as an interval literal and drops the precision).
 
 use crate::keywords;
 use sqlparser::ast::{CastKind, DataType, Expr, TrimWhereField};
@@ -36,6 +38,9 @@ pub(crate) fn parse(parser: &mut Parser) -> Option<Result<Expr, ParserError>> {
         if is(&third, Keyword::FROM) || (side && is(&fourth, Keyword::FROM)) {
             return Some(trim_spaces(parser, side));
         }
+    }
+    if is(&first, Keyword::INTERVAL) {
+        return precise_interval(parser).transpose();
     }
     if is(&first, Keyword::SUBSTRING) {
         return match parser.maybe_parse(similar_substring) {
@@ -124,6 +129,36 @@ fn typed_literal(
     typed.transpose()
 }
 
+/// `INTERVAL(p) 'string'` (`INTERVAL` and `(` known to be next), as a
+/// cast; `None` leaves anything else to sqlparser.
+fn precise_interval(parser: &mut Parser) -> Result<Option<Expr>, ParserError> {
+    parser.maybe_parse(|p| {
+        let data_type = p.parse_data_type()?;
+        if !matches!(
+            data_type,
+            DataType::Interval {
+                fields: None,
+                precision: Some(_)
+            }
+        ) {
+            return p.expected("an interval precision", p.peek_token());
+        }
+        if !matches!(
+            p.peek_token().token,
+            Token::SingleQuotedString(_) | Token::EscapedStringLiteral(_)
+        ) {
+            return p.expected("a string", p.peek_token());
+        }
+        let value = p.parse_value()?;
+        Ok(Expr::Cast {
+            kind: CastKind::DoubleColon,
+            expr: Box::new(Expr::Value(value)),
+            data_type,
+            format: None,
+        })
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use sqlparser::parser::Parser;
@@ -148,6 +183,7 @@ mod tests {
                 "SELECT SUBSTRING(a || b FROM 'x#\"y#\"' FOR '#')",
             ),
             ("SELECT SUBSTRING(a FROM 2)", "SELECT SUBSTRING(a FROM 2)"),
+            ("SELECT INTERVAL(2) '1.234'", "SELECT '1.234'::INTERVAL(2)"),
             (
                 "SELECT CAST(name 'n' AS text)",
                 "SELECT CAST('n'::name AS TEXT)",

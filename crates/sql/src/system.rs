@@ -544,7 +544,7 @@ impl SystemRelation {
                 ("rolreplication", Bool),
                 ("rolconnlimit", Int4),
                 ("rolpassword", Text),
-                ("rolvaliduntil", TimestampTz),
+                ("rolvaliduntil", TimestampTz(None)),
                 ("rolbypassrls", Bool),
                 ("oid", Oid),
             ],
@@ -560,7 +560,7 @@ impl SystemRelation {
                 ("rolbypassrls", Bool),
                 ("rolconnlimit", Int4),
                 ("rolpassword", Text),
-                ("rolvaliduntil", TimestampTz),
+                ("rolvaliduntil", TimestampTz(None)),
             ],
             SystemRelation::User => &[
                 ("usename", Text),
@@ -570,7 +570,7 @@ impl SystemRelation {
                 ("userepl", Bool),
                 ("usebypassrls", Bool),
                 ("passwd", Text),
-                ("valuntil", TimestampTz),
+                ("valuntil", TimestampTz(None)),
             ],
             SystemRelation::AuthMembers => &[
                 ("roleid", Oid),
@@ -1705,8 +1705,8 @@ fn default_btree_opclass(element: SqlType) -> i64 {
         SqlType::Int8 => 3124,
         SqlType::Numeric(_) => 3125,
         SqlType::Date => 3122,
-        SqlType::Timestamp => 3128,
-        SqlType::TimestampTz => 3127,
+        SqlType::Timestamp(_) => 3128,
+        SqlType::TimestampTz(_) => 3127,
         _ => 0,
     }
 }

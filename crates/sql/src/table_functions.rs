@@ -501,7 +501,7 @@ impl FunctionScan {
         }
         let mut push = |value: Value| push_row(vec![value]);
         match self.func {
-            TableFunc::Series(ty @ (SqlType::Timestamp | SqlType::TimestampTz)) => {
+            TableFunc::Series(ty @ (SqlType::Timestamp(_) | SqlType::TimestampTz(_))) => {
                 let instant = |v: &Value| match crate::types::cast(v.clone(), ty)? {
                     Value::Timestamp(t) | Value::TimestampTz(t) => Ok(t),
                     other => Err(SqlError::new(
@@ -513,7 +513,8 @@ impl FunctionScan {
                     )),
                 };
                 let (start, stop) = (instant(&args[0])?, instant(&args[1])?);
-                let Value::Interval(step) = crate::types::cast(args[2].clone(), SqlType::Interval)?
+                let Value::Interval(step) =
+                    crate::types::cast(args[2].clone(), SqlType::Interval(None))?
                 else {
                     unreachable!("cast to interval")
                 };
@@ -522,7 +523,7 @@ impl FunctionScan {
                     return Err(SqlError::new("22023", "step size cannot equal zero"));
                 }
                 let stamp = |t: i64| match ty {
-                    SqlType::Timestamp => Value::Timestamp(t),
+                    SqlType::Timestamp(_) => Value::Timestamp(t),
                     _ => Value::TimestampTz(t),
                 };
                 let within = |x: i64| (direction > 0 && x <= stop) || (direction < 0 && x >= stop);
@@ -540,7 +541,7 @@ impl FunctionScan {
                         break;
                     }
                     let next = match ty {
-                        SqlType::Timestamp => step.add_to_timestamp(x).map_err(SqlError::from),
+                        SqlType::Timestamp(_) => step.add_to_timestamp(x).map_err(SqlError::from),
                         _ => crate::time_zones::add_in_session(step, x),
                     };
                     match next {
@@ -730,7 +731,12 @@ fn series(bounds: Vec<Scalar>, ordinality: bool) -> Result<FunctionScan, SqlErro
     let timely = typed.iter().any(|t| {
         matches!(
             t,
-            Some(SqlType::Date | SqlType::Timestamp | SqlType::TimestampTz | SqlType::Interval)
+            Some(
+                SqlType::Date
+                    | SqlType::Timestamp(_)
+                    | SqlType::TimestampTz(_)
+                    | SqlType::Interval(_)
+            )
         )
     });
     if bounds.len() == 3 && timely {
@@ -741,7 +747,7 @@ fn series(bounds: Vec<Scalar>, ordinality: bool) -> Result<FunctionScan, SqlErro
             matches!(
                 t,
                 None | Some(
-                    SqlType::Date | SqlType::Timestamp | SqlType::TimestampTz | SqlType::Text
+                    SqlType::Date | SqlType::Timestamp(_) | SqlType::TimestampTz(_) | SqlType::Text
                 )
             )
         }) {
@@ -749,17 +755,19 @@ fn series(bounds: Vec<Scalar>, ordinality: bool) -> Result<FunctionScan, SqlErro
                 "generate_series of other than integers, or timestamps by an interval",
             ));
         }
-        let ty = if bounds_typed.contains(&Some(SqlType::Timestamp))
+        let ty = if bounds_typed
+            .iter()
+            .any(|t| matches!(t, Some(SqlType::Timestamp(_))))
             && bounds_typed
                 .iter()
-                .all(|t| matches!(t, None | Some(SqlType::Timestamp | SqlType::Text)))
+                .all(|t| matches!(t, None | Some(SqlType::Timestamp(_) | SqlType::Text)))
         {
-            SqlType::Timestamp
+            SqlType::Timestamp(None)
         } else {
-            SqlType::TimestampTz
+            SqlType::TimestampTz(None)
         };
-        if matches!(typed[2], None | Some(SqlType::Interval | SqlType::Text)) {
-            let types = [ty, ty, SqlType::Interval];
+        if matches!(typed[2], None | Some(SqlType::Interval(_) | SqlType::Text)) {
+            let types = [ty, ty, SqlType::Interval(None)];
             let args = bounds
                 .into_iter()
                 .zip(types)

@@ -19,14 +19,14 @@ const MICROS_PER_SECOND: i64 = 1_000_000;
 pub const NAMES_COLUMNS: &[(&str, SqlType)] = &[
     ("name", SqlType::Text),
     ("abbrev", SqlType::Text),
-    ("utc_offset", SqlType::Interval),
+    ("utc_offset", SqlType::Interval(None)),
     ("is_dst", SqlType::Bool),
 ];
 
 /// `pg_timezone_abbrevs`' columns.
 pub const ABBREVS_COLUMNS: &[(&str, SqlType)] = &[
     ("abbrev", SqlType::Text),
-    ("utc_offset", SqlType::Interval),
+    ("utc_offset", SqlType::Interval(None)),
     ("is_dst", SqlType::Bool),
 ];
 

@@ -94,14 +94,14 @@ pub fn bind(
     let zone_fits = known(&zone).is_none_or(|t| {
         matches!(
             t,
-            SqlType::Text | SqlType::Varchar(_) | SqlType::Char(_) | SqlType::Interval
+            SqlType::Text | SqlType::Varchar(_) | SqlType::Char(_) | SqlType::Interval(_)
         )
     });
     let ts = match known(&ts) {
-        Some(SqlType::Timestamp | SqlType::TimestampTz | SqlType::TimeTz(_)) => ts,
+        Some(SqlType::Timestamp(_) | SqlType::TimestampTz(_) | SqlType::TimeTz(_)) => ts,
         // A time is a timetz here (PostgreSQL's implicit cast).
         Some(SqlType::Time(_)) => Scalar::Cast(Box::new(ts), SqlType::TimeTz(None)),
-        None | Some(SqlType::Date) => Scalar::Cast(Box::new(ts), SqlType::TimestampTz),
+        None | Some(SqlType::Date) => Scalar::Cast(Box::new(ts), SqlType::TimestampTz(None)),
         Some(_) => return Err(no_form(&zone, &ts)),
     };
     if !zone_fits {
@@ -113,9 +113,9 @@ pub fn bind(
 /// The result type for an operand of type `ts`.
 pub fn result_type(ts: Option<&SqlType>) -> SqlType {
     match ts {
-        Some(SqlType::Timestamp) => SqlType::TimestampTz,
+        Some(SqlType::Timestamp(_)) => SqlType::TimestampTz(None),
         Some(SqlType::TimeTz(_) | SqlType::Time(_)) => SqlType::TimeTz(None),
-        _ => SqlType::Timestamp,
+        _ => SqlType::Timestamp(None),
     }
 }
 

@@ -2,7 +2,10 @@
 //! PostgreSQL's text output.
 
 use crate::error::SqlError;
-use folio_row::{Infinity, Interval, Numeric, Rounding, SqlType, TimeTz, Value, calendar};
+use folio_row::{
+    Infinity, Interval, IntervalFields, IntervalTypmod, Numeric, Rounding, SqlType, TimeTz, Value,
+    calendar,
+};
 use sqlparser::ast::{self, CharacterLength, DataType, ExactNumberInfo, TimezoneInfo};
 
 /// The longest `varchar(n)` / `char(n)` (PostgreSQL's limit, 10 MB).
@@ -73,26 +76,25 @@ pub fn column_type(ty: &DataType) -> Result<SqlType, SqlError> {
         DataType::Bytea => SqlType::Bytea,
         DataType::Bool | DataType::Boolean => SqlType::Bool,
         DataType::Date => SqlType::Date,
-        DataType::Timestamp(_, TimezoneInfo::None | TimezoneInfo::WithoutTimeZone) => {
-            SqlType::Timestamp
-        }
-        DataType::Timestamp(_, TimezoneInfo::WithTimeZone | TimezoneInfo::Tz) => {
-            SqlType::TimestampTz
-        }
         // A precision past 6 is 6 (PostgreSQL also warns).
+        DataType::Timestamp(precision, TimezoneInfo::None | TimezoneInfo::WithoutTimeZone) => {
+            SqlType::Timestamp(seconds_precision(*precision))
+        }
+        DataType::Timestamp(precision, TimezoneInfo::WithTimeZone | TimezoneInfo::Tz) => {
+            SqlType::TimestampTz(seconds_precision(*precision))
+        }
         DataType::Time(precision, TimezoneInfo::None | TimezoneInfo::WithoutTimeZone) => {
-            SqlType::Time(precision.map(|p| p.min(6) as u8))
+            SqlType::Time(seconds_precision(*precision))
         }
         DataType::Time(precision, TimezoneInfo::WithTimeZone | TimezoneInfo::Tz) => {
-            SqlType::TimeTz(precision.map(|p| p.min(6) as u8))
+            SqlType::TimeTz(seconds_precision(*precision))
         }
         DataType::Uuid => SqlType::Uuid,
         DataType::JSON => SqlType::Json,
         DataType::JSONB => SqlType::Jsonb,
-        DataType::Interval {
-            fields: None,
-            precision: None,
-        } => SqlType::Interval,
+        DataType::Interval { fields, precision } => {
+            SqlType::Interval(interval_typmod(fields.map(interval_fields), *precision)?)
+        }
         DataType::Custom(name, modifiers) if modifiers.is_empty() => named_type(name)?,
         DataType::Array(
             ast::ArrayElemTypeDef::SquareBracket(element, None)
@@ -162,12 +164,12 @@ fn named_type(name: &ast::ObjectName) -> Result<SqlType, SqlError> {
         "bytea" => SqlType::Bytea,
         "bool" => SqlType::Bool,
         "date" => SqlType::Date,
-        "timestamp" => SqlType::Timestamp,
-        "timestamptz" => SqlType::TimestampTz,
+        "timestamp" => SqlType::Timestamp(None),
+        "timestamptz" => SqlType::TimestampTz(None),
         "time" => SqlType::Time(None),
         "timetz" => SqlType::TimeTz(None),
         "uuid" => SqlType::Uuid,
-        "interval" => SqlType::Interval,
+        "interval" => SqlType::Interval(None),
         "json" => SqlType::Json,
         "jsonb" => SqlType::Jsonb,
         range if folio_row::RangeKind::of_name(range).is_some() => {
@@ -210,22 +212,63 @@ pub fn interval_literal(interval: &ast::Interval) -> Result<Value, SqlError> {
             )));
         }
     };
-    let Some(leading) = interval.leading_field.as_ref() else {
-        return Ok(Value::from_text(SqlType::Interval, text)?);
+    let fields = match interval.leading_field.as_ref() {
+        None => None,
+        Some(leading) => {
+            let last = interval.last_field.as_ref().unwrap_or(leading);
+            let (leading, last) = (interval_unit(leading)?, interval_unit(last)?);
+            Some(IntervalFields::of_units(leading, last).ok_or_else(|| {
+                SqlError::syntax(format!("syntax error at or near \"{}\"", interval))
+            })?)
+        }
     };
-    let last = interval.last_field.as_ref().unwrap_or(leading);
     // The seconds' precision: `second(p)`'s, or `... to second(p)`'s.
     let precision = match interval.last_field {
         None => interval.leading_precision,
         Some(_) => interval.fractional_seconds_precision,
     };
-    let precision = precision.map(|p| p.min(6) as u8);
-    Ok(Value::Interval(folio_row::parse_qualified(
-        text,
-        interval_unit(leading)?,
-        interval_unit(last)?,
-        precision,
-    )?))
+    let ty = SqlType::Interval(interval_typmod(fields, precision)?);
+    Ok(Value::from_text(ty, text)?)
+}
+
+/// The modifier of an interval type written with `fields` (`day to
+/// second`; `None`: none written) and `precision` (`(p)`): a precision
+/// only after all fields or a qualifier ending in `second` (PostgreSQL's
+/// grammar: `interval day(2)` is a syntax error), past 6 is 6.
+pub fn interval_typmod(
+    fields: Option<IntervalFields>,
+    precision: Option<u64>,
+) -> Result<Option<IntervalTypmod>, SqlError> {
+    let fields = fields.unwrap_or(IntervalFields::All);
+    if precision.is_some() && !fields.takes_precision() {
+        return Err(SqlError::syntax("syntax error at or near \"(\""));
+    }
+    Ok(IntervalTypmod::new(fields, seconds_precision(precision)))
+}
+
+/// A seconds' precision as written (`timestamp(p)`, `interval(p)`): past
+/// 6 is 6, as PostgreSQL reduces it (with a warning folio does not give).
+fn seconds_precision(precision: Option<u64>) -> Option<u8> {
+    precision.map(|p| p.min(u64::from(folio_row::MAX_INTERVAL_PRECISION)) as u8)
+}
+
+/// The fields of sqlparser's interval type qualifier.
+fn interval_fields(fields: ast::IntervalFields) -> IntervalFields {
+    match fields {
+        ast::IntervalFields::Year => IntervalFields::Year,
+        ast::IntervalFields::Month => IntervalFields::Month,
+        ast::IntervalFields::Day => IntervalFields::Day,
+        ast::IntervalFields::Hour => IntervalFields::Hour,
+        ast::IntervalFields::Minute => IntervalFields::Minute,
+        ast::IntervalFields::Second => IntervalFields::Second,
+        ast::IntervalFields::YearToMonth => IntervalFields::YearToMonth,
+        ast::IntervalFields::DayToHour => IntervalFields::DayToHour,
+        ast::IntervalFields::DayToMinute => IntervalFields::DayToMinute,
+        ast::IntervalFields::DayToSecond => IntervalFields::DayToSecond,
+        ast::IntervalFields::HourToMinute => IntervalFields::HourToMinute,
+        ast::IntervalFields::HourToSecond => IntervalFields::HourToSecond,
+        ast::IntervalFields::MinuteToSecond => IntervalFields::MinuteToSecond,
+    }
 }
 
 /// The unit of an interval qualifier's field.
@@ -331,12 +374,12 @@ pub fn typname(ty: SqlType) -> std::borrow::Cow<'static, str> {
         SqlType::Bytea => "bytea",
         SqlType::Bool => "bool",
         SqlType::Date => "date",
-        SqlType::Timestamp => "timestamp",
-        SqlType::TimestampTz => "timestamptz",
+        SqlType::Timestamp(_) => "timestamp",
+        SqlType::TimestampTz(_) => "timestamptz",
         SqlType::Time(_) => "time",
         SqlType::TimeTz(_) => "timetz",
         SqlType::Uuid => "uuid",
-        SqlType::Interval => "interval",
+        SqlType::Interval(_) => "interval",
         SqlType::Record => "record",
         SqlType::Json => "json",
         SqlType::Jsonb => "jsonb",
@@ -370,10 +413,10 @@ pub fn coerce(value: Value, ty: SqlType) -> Result<Value, SqlError> {
             | SqlType::Float8
             | SqlType::Bytea
             | SqlType::Uuid
-            | SqlType::Interval
+            | SqlType::Interval(_)
             | SqlType::Date
-            | SqlType::Timestamp
-            | SqlType::TimestampTz
+            | SqlType::Timestamp(_)
+            | SqlType::TimestampTz(_)
             | SqlType::Time(_)
             | SqlType::TimeTz(_)
             | SqlType::Json
@@ -411,10 +454,10 @@ pub fn coerce(value: Value, ty: SqlType) -> Result<Value, SqlError> {
         (Value::Int4(v), SqlType::Numeric(_)) => Value::Numeric(Numeric::from_i64(i64::from(v))),
         (Value::Int8(v), SqlType::Numeric(_)) => Value::Numeric(Numeric::from_i64(v)),
         // The session's clock at the instant, the instant of its clock.
-        (Value::TimestampTz(v), SqlType::Timestamp) => {
+        (Value::TimestampTz(v), SqlType::Timestamp(_)) => {
             Value::Timestamp(crate::time_zones::session_local(v)?)
         }
-        (Value::Timestamp(v), SqlType::TimestampTz) => {
+        (Value::Timestamp(v), SqlType::TimestampTz(_)) => {
             Value::TimestampTz(crate::time_zones::session_utc(v)?)
         }
         // PostgreSQL's assignment casts to a time (`cast` owns them).
@@ -487,8 +530,8 @@ pub fn cast(value: Value, ty: SqlType) -> Result<Value, SqlError> {
             | (Value::Float4(_), SqlType::Float4)
             | (Value::Float8(_), SqlType::Float8)
             | (Value::Date(_), SqlType::Date)
-            | (Value::Timestamp(_), SqlType::Timestamp)
-            | (Value::TimestampTz(_), SqlType::TimestampTz)
+            | (Value::Timestamp(_), SqlType::Timestamp(None))
+            | (Value::TimestampTz(_), SqlType::TimestampTz(None))
             | (Value::Uuid(_), SqlType::Uuid)
     ) {
         return Ok(value);
@@ -548,10 +591,10 @@ pub fn cast(value: Value, ty: SqlType) -> Result<Value, SqlError> {
         (Value::TimestampTz(t), SqlType::Date) => {
             Value::Date(calendar::date_of(crate::time_zones::session_local(t)?))
         }
-        (Value::Date(d), SqlType::Timestamp) => {
+        (Value::Date(d), SqlType::Timestamp(_)) => {
             Value::Timestamp(crate::date_arith::date_midnight(d)?)
         }
-        (Value::Date(d), SqlType::TimestampTz) => Value::TimestampTz(
+        (Value::Date(d), SqlType::TimestampTz(_)) => Value::TimestampTz(
             crate::time_zones::session_utc(crate::date_arith::date_midnight(d)?)?,
         ),
         // An infinity has no time of day (PostgreSQL: NULL).
@@ -568,7 +611,7 @@ pub fn cast(value: Value, ty: SqlType) -> Result<Value, SqlError> {
             Value::Time(folio_row::wrap_time(crate::time_zones::session_local(t)?))
         }
         (Value::Interval(i), SqlType::Time(_)) => Value::Time(folio_row::wrap_time(i.micros)),
-        (Value::Time(t), SqlType::Interval) => Value::Interval(Interval::new(0, 0, t)),
+        (Value::Time(t), SqlType::Interval(_)) => Value::Interval(Interval::new(0, 0, t)),
         // A timetz: a timestamptz's time and offset on the session's
         // clock; a time with the session zone's offset at that time
         // today; to a time, its time (the zone dropped).
@@ -729,11 +772,11 @@ pub fn cast_immutable(from: SqlType, to: SqlType) -> bool {
         matches!(
             t,
             SqlType::Date
-                | SqlType::Timestamp
-                | SqlType::TimestampTz
+                | SqlType::Timestamp(_)
+                | SqlType::TimestampTz(_)
                 | SqlType::Time(_)
                 | SqlType::TimeTz(_)
-                | SqlType::Interval
+                | SqlType::Interval(_)
         )
     };
     let texty = |t: SqlType| matches!(t, SqlType::Text | SqlType::Varchar(_) | SqlType::Char(_));
@@ -744,14 +787,14 @@ pub fn cast_immutable(from: SqlType, to: SqlType) -> bool {
         return false;
     }
     // To a timetz from a time or timestamptz: by the session's zone.
-    let zoned = |t: SqlType| matches!(t, SqlType::TimestampTz | SqlType::TimeTz(_));
-    !(dated(from) && dated(to) && (from == SqlType::TimestampTz || zoned(to)))
+    let zoned = |t: SqlType| matches!(t, SqlType::TimestampTz(_) | SqlType::TimeTz(_));
+    !(dated(from) && dated(to) && (matches!(from, SqlType::TimestampTz(_)) || zoned(to)))
 }
 
 fn assignment_cast_of(from: SqlType, to: SqlType) -> bool {
     use SqlType::*;
     let number = |t| matches!(t, Int2 | Int4 | Int8 | Float4 | Float8 | Numeric(_));
-    let time = |t| matches!(t, Date | Timestamp | TimestampTz);
+    let time = |t| matches!(t, Date | Timestamp(_) | TimestampTz(_));
     from.oid() == to.oid()
         || matches!(to, Text | Varchar(_) | Char(_))
         // Integers to oid (implicit), oid to integer and bigint.
@@ -761,11 +804,11 @@ fn assignment_cast_of(from: SqlType, to: SqlType) -> bool {
         || (time(from) && time(to))
         // A time to an interval (implicit); a timestamp or an interval
         // to a time (assignment).
-        || (matches!(from, Time(_)) && to == SqlType::Interval)
-        || (matches!(from, Timestamp | TimestampTz | SqlType::Interval) && matches!(to, Time(_)))
+        || (matches!(from, Time(_)) && matches!(to, SqlType::Interval(_)))
+        || (matches!(from, Timestamp(_) | TimestampTz(_) | SqlType::Interval(_)) && matches!(to, Time(_)))
         // A time to a timetz (implicit); a timestamptz to a timetz, a
         // timetz to a time (assignment).
-        || (matches!(from, Time(_) | TimestampTz) && matches!(to, TimeTz(_)))
+        || (matches!(from, Time(_) | TimestampTz(_)) && matches!(to, TimeTz(_)))
         || (matches!(from, TimeTz(_)) && matches!(to, Time(_)))
         || matches!((from, to), (Json, Jsonb) | (Jsonb, Json))
         // An array's elements, each by the same rule.
@@ -1096,10 +1139,10 @@ pub fn binary_input(bytes: &[u8], ty: SqlType) -> Result<Value, SqlError> {
         SqlType::Xid => Value::Xid(u32::from_be_bytes(fixed(4)?.try_into().expect("4")).into()),
         SqlType::Date => Value::Date(i32::from_be_bytes(fixed(4)?.try_into().expect("4"))),
         SqlType::Int8 => Value::Int8(i64::from_be_bytes(fixed(8)?.try_into().expect("8"))),
-        SqlType::Timestamp => {
+        SqlType::Timestamp(_) => {
             Value::Timestamp(i64::from_be_bytes(fixed(8)?.try_into().expect("8")))
         }
-        SqlType::TimestampTz => {
+        SqlType::TimestampTz(_) => {
             Value::TimestampTz(i64::from_be_bytes(fixed(8)?.try_into().expect("8")))
         }
         // PostgreSQL's `time_recv`: 22008 outside a day.
@@ -1137,7 +1180,7 @@ pub fn binary_input(bytes: &[u8], ty: SqlType) -> Result<Value, SqlError> {
         SqlType::InternalChar => Value::Text(String::from_utf8(bytes.to_vec()).map_err(|_| bad())?),
         SqlType::Bytea => Value::Bytea(bytes.to_vec()),
         SqlType::Uuid => Value::Uuid(fixed(16)?.try_into().expect("16")),
-        SqlType::Interval => {
+        SqlType::Interval(_) => {
             let b = fixed(16)?;
             Value::Interval(Interval::new(
                 i32::from_be_bytes(b[12..16].try_into().expect("4")),
@@ -1379,10 +1422,10 @@ mod binary_tests {
             ),
             ("-1 mon -1 us", "ffffffffffffffff00000000ffffffff"),
         ] {
-            let v = Value::from_text(SqlType::Interval, text).unwrap();
+            let v = Value::from_text(SqlType::Interval(None), text).unwrap();
             let bytes = binary_output(&v, 1186).unwrap().unwrap();
             assert_eq!(hex(&bytes), sent, "{text}");
-            assert_eq!(binary_input(&bytes, SqlType::Interval).unwrap(), v);
+            assert_eq!(binary_input(&bytes, SqlType::Interval(None)).unwrap(), v);
         }
     }
 

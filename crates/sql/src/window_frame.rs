@@ -388,18 +388,18 @@ fn range_offset(offset: Scalar, order: &[SqlType]) -> Result<Offset, SqlError> {
         SqlType::Numeric(_) => Some(SqlType::Numeric(None)),
         SqlType::Float4 | SqlType::Float8 => Some(SqlType::Float8),
         SqlType::Date
-        | SqlType::Timestamp
-        | SqlType::TimestampTz
+        | SqlType::Timestamp(_)
+        | SqlType::TimestampTz(_)
         | SqlType::Time(_)
         | SqlType::TimeTz(_)
-        | SqlType::Interval => Some(SqlType::Interval),
+        | SqlType::Interval(_) => Some(SqlType::Interval(None)),
         _ => None,
     };
     let fits = match (wanted, given) {
         (None, _) => false,
         (Some(_), None) => true,
         (Some(SqlType::Int8), Some(g)) => integer(g),
-        (Some(SqlType::Interval), Some(g)) => g == SqlType::Interval,
+        (Some(SqlType::Interval(_)), Some(g)) => matches!(g, SqlType::Interval(_)),
         // A float does not cast to numeric implicitly (PostgreSQL has no
         // `in_range` of numeric and float8).
         (Some(SqlType::Numeric(_)), Some(g)) => integer(g) || matches!(g, SqlType::Numeric(_)),

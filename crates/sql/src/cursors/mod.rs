@@ -308,7 +308,7 @@ pub const COLUMNS: &[(&str, folio_row::SqlType)] = &[
     ("is_holdable", folio_row::SqlType::Bool),
     ("is_binary", folio_row::SqlType::Bool),
     ("is_scrollable", folio_row::SqlType::Bool),
-    ("creation_time", folio_row::SqlType::TimestampTz),
+    ("creation_time", folio_row::SqlType::TimestampTz(None)),
 ];
 
 /// The store a running statement reaches: the session's cursors, and the

@@ -113,7 +113,7 @@ impl Listing {
 pub const COLUMNS: &[(&str, SqlType)] = &[
     ("name", SqlType::Text),
     ("statement", SqlType::Text),
-    ("prepare_time", SqlType::TimestampTz),
+    ("prepare_time", SqlType::TimestampTz(None)),
     ("parameter_types", SqlType::Array(&SqlType::Text)),
     ("from_sql", SqlType::Bool),
     ("generic_plans", SqlType::Int8),

@@ -267,7 +267,12 @@ pub fn set_field(base: Value, at: u16, of: u16, value: Value) -> Result<Value, S
 }
 
 fn type_name(ty: SqlType) -> String {
-    crate::catalog_functions::format_type(i64::from(ty.oid()), None)
+    match ty {
+        // (Named by its definition: the session's list of types may not
+        // hold it.)
+        SqlType::Composite(def) => def.name.clone(),
+        _ => crate::catalog_functions::format_type(i64::from(ty.oid()), None),
+    }
 }
 
 #[cfg(test)]

@@ -118,15 +118,21 @@ fn typed_literal(
             // sqlparser's own typed literal.
             return p.expected("a custom type name", p.peek_token());
         }
-        let value = p.parse_value()?;
-        Ok(Expr::Cast {
-            kind: CastKind::DoubleColon,
-            expr: Box::new(Expr::Value(value)),
-            data_type,
-            format: None,
-        })
+        string_cast(p, data_type)
     });
     typed.transpose()
+}
+
+/// The string literal next in `p`, cast to `data_type` (a typed
+/// literal's reading).
+fn string_cast(p: &mut Parser, data_type: DataType) -> Result<Expr, ParserError> {
+    let value = p.parse_value()?;
+    Ok(Expr::Cast {
+        kind: CastKind::DoubleColon,
+        expr: Box::new(Expr::Value(value)),
+        data_type,
+        format: None,
+    })
 }
 
 /// `INTERVAL(p) 'string'` (`INTERVAL` and `(` known to be next), as a
@@ -149,13 +155,7 @@ fn precise_interval(parser: &mut Parser) -> Result<Option<Expr>, ParserError> {
         ) {
             return p.expected("a string", p.peek_token());
         }
-        let value = p.parse_value()?;
-        Ok(Expr::Cast {
-            kind: CastKind::DoubleColon,
-            expr: Box::new(Expr::Value(value)),
-            data_type,
-            format: None,
-        })
+        string_cast(p, data_type)
     })
 }
 

@@ -137,11 +137,11 @@ pub fn encode(tokens: &mut Vec<TokenWithSpan>, text: &Text<'_>) {
             continue;
         }
         let mut parts = vec![MARKER.to_string()];
-        parts.extend(elements.iter().map(|e| written(text, &tokens[e.clone()])));
+        parts.extend(elements.iter().map(|e| text.written(&tokens[e.clone()])));
         let end = match &predicate {
             Some(p) => {
                 parts.push(WHERE.to_string());
-                parts.push(written(text, &tokens[p.clone()]));
+                parts.push(text.written(&tokens[p.clone()]));
                 p.end
             }
             None => close + 1,
@@ -202,27 +202,6 @@ fn split_commas(tokens: &[TokenWithSpan], start: usize, end: usize) -> Vec<std::
     }
     ranges.push(from..end);
     ranges
-}
-
-/// The text `tokens` were written as (each token's own text when one has
-/// no location).
-fn written(text: &Text<'_>, tokens: &[TokenWithSpan]) -> String {
-    let (first, last) = (&tokens[0], &tokens[tokens.len() - 1]);
-    match (
-        text.position(first.span.start),
-        text.position(last.span.end),
-    ) {
-        (Some(start), Some(end)) if end > start => text
-            .sql()
-            .chars()
-            .skip(start - 1)
-            .take(end - start)
-            .collect(),
-        _ => (tokens.iter())
-            .map(|t| t.token.to_string())
-            .collect::<Vec<_>>()
-            .join(" "),
-    }
 }
 
 /// The unique indexes of `relation` an inference clause infers (PostgreSQL's

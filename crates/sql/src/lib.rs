@@ -136,6 +136,7 @@ mod row_assignments;
 mod row_values;
 mod scalar;
 mod scan;
+mod schema_elements;
 mod schemas;
 mod search_cycle;
 mod search_cycle_rewrite;

@@ -126,6 +126,13 @@ pub enum Parsed {
         create: Box<Parsed>,
         likes: Vec<crate::create_like::Like>,
     },
+    /// `CREATE SCHEMA ... element ...` (sqlparser reads no elements):
+    /// the CREATE SCHEMA and its elements in the order they run
+    /// (`schema_elements.rs`).
+    CreateSchema {
+        create: Box<Statement>,
+        elements: Vec<Parsed>,
+    },
     /// `ALTER TABLE parent ATTACH PARTITION child bound` (`bound` some)
     /// or `DETACH PARTITION child`.
     AttachPartition {
@@ -133,6 +140,48 @@ pub enum Parsed {
         child: String,
         bound: Option<Box<crate::partitions::BoundSpec>>,
     },
+}
+
+/// `CREATE SCHEMA` with elements (`spanned[at..]`): the header is
+/// sqlparser's statement, each element a statement of its own
+/// (`schema_elements.rs`).
+fn create_schema(
+    mut spanned: Vec<TokenWithSpan>,
+    at: usize,
+    place: &Place<'_>,
+) -> Result<Parsed, SqlError> {
+    let texts = crate::schema_elements::texts(&spanned, at, place.text);
+    spanned.truncate(at);
+    let create = parse_one(spanned, place)?;
+    let Statement::CreateSchema {
+        schema_name,
+        if_not_exists,
+        ..
+    } = &create
+    else {
+        unreachable!("schema_elements::start found CREATE SCHEMA")
+    };
+    if *if_not_exists {
+        return Err(SqlError::new(
+            "0A000",
+            "CREATE SCHEMA IF NOT EXISTS cannot include schema elements",
+        ));
+    }
+    let schema = crate::schemas::created_name(schema_name)?;
+    let mut elements = Vec::with_capacity(texts.len());
+    for written in texts {
+        let mut parsed = statements(&written)?;
+        if parsed.len() != 1 {
+            return Err(SqlError::syntax(format!(
+                "syntax error at or near \"{written}\""
+            )));
+        }
+        elements.push((parsed.remove(0), written));
+    }
+    Ok(Parsed::CreateSchema {
+        create: Box::new(create),
+        elements: crate::schema_elements::order(&schema, elements)?,
+    })
 }
 
 /// `REFRESH MATERIALIZED VIEW [CONCURRENTLY] name [WITH [NO] DATA]`.
@@ -271,6 +320,14 @@ pub fn statements(sql: &str) -> Result<Vec<Parsed>, SqlError> {
     let mut out = Vec::new();
     for (mut spanned, terminator) in position::split(&all) {
         crate::stack::check_tokens(&spanned)?;
+        if let Some(at) = crate::schema_elements::start(&spanned) {
+            let place = Place {
+                text: &text,
+                terminator,
+            };
+            out.push(create_schema(spanned, at, &place)?);
+            continue;
+        }
         row_lock_strengths_folio_takes(&mut spanned);
         crate::grouping_sets::parenthesize_set_items(&mut spanned);
         crate::conflict_target::encode(&mut spanned, &text);

@@ -58,6 +58,24 @@ impl<'s> Text<'s> {
         Some(self.line_starts.get(line)? + column)
     }
 
+    /// The text `tokens` were written as (each token's own text, joined by
+    /// blanks, when one has no location).
+    pub fn written(&self, tokens: &[TokenWithSpan]) -> String {
+        let (first, last) = (&tokens[0], &tokens[tokens.len() - 1]);
+        match (
+            self.position(first.span.start),
+            self.position(last.span.end),
+        ) {
+            (Some(start), Some(end)) if end > start => {
+                self.sql.chars().skip(start - 1).take(end - start).collect()
+            }
+            _ => (tokens.iter())
+                .map(|t| t.token.to_string())
+                .collect::<Vec<_>>()
+                .join(" "),
+        }
+    }
+
     /// PostgreSQL's `syntax error at or near "tok"`, quoting the token as
     /// it was written, at its position.
     pub fn near(&self, token: &TokenWithSpan) -> SqlError {

@@ -273,10 +273,11 @@ fn grantee_oids(db: &Database, grantees: &[Grantee]) -> Result<Vec<u32>, SqlErro
 
 /// The relations a GRANT or REVOKE is on: oid, name, kind word.
 fn objects(
-    db: &Database,
+    cx: &Ctx<'_>,
     txn: &Transaction,
     objects: Option<&GrantObjects>,
 ) -> Result<Vec<(u64, String, &'static str)>, SqlError> {
+    let db = cx.db;
     match objects {
         Some(GrantObjects::Tables(names)) => {
             let relations = privileges::relations(db, txn)?;
@@ -284,12 +285,13 @@ fn objects(
                 .iter()
                 .map(|name| {
                     let name = names::relation(name)?;
-                    let oid = db.catalog().relation_oid(txn, &name)?.map(|(oid, _)| oid);
+                    let resolved = crate::temp_tables::resolve_name(cx, txn, &name)?;
+                    let oid = (db.catalog().relation_oid(txn, &resolved)?).map(|(oid, _)| oid);
                     match oid.and_then(|oid| relations.get(&oid).map(|(_, k)| (oid, *k))) {
                         Some((_, "sequence")) => {
                             Err(SqlError::unsupported("privileges on sequences"))
                         }
-                        Some((oid, kind)) => Ok((oid, name, kind)),
+                        Some((oid, kind)) => Ok((oid, resolved, kind)),
                         None => Err(SqlError::undefined_table(&name)),
                     }
                 })
@@ -364,7 +366,7 @@ pub fn grant_or_revoke(
         grantees: &oids,
         grant_option,
     };
-    for (oid, name, kind) in objects(cx.db, txn, on.as_ref())? {
+    for (oid, name, kind) in objects(cx, txn, on.as_ref())? {
         if !privileges::apply(cx, oid, &name, kind, &change)? {
             let name = folio_catalog::unqualified(&name);
             notices.push(match grant {

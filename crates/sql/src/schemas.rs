@@ -206,6 +206,15 @@ fn schema_name(name: &ObjectName) -> Result<String, SqlError> {
     }
 }
 
+/// The name of the schema a CREATE SCHEMA makes (`AUTHORIZATION r`
+/// alone: the role's name).
+pub fn created_name(schema: &SchemaName) -> Result<String, SqlError> {
+    match schema {
+        SchemaName::Simple(name) | SchemaName::NamedAuthorization(name, _) => schema_name(name),
+        SchemaName::UnnamedAuthorization(role) => Ok(names::ident(role)),
+    }
+}
+
 /// `CREATE SCHEMA [IF NOT EXISTS] name [AUTHORIZATION role]`
 /// (`AUTHORIZATION role` alone names the schema after the role).
 pub fn create(
@@ -215,11 +224,11 @@ pub fn create(
     schema: &SchemaName,
     if_not_exists: bool,
 ) -> Result<Output, SqlError> {
-    let (name, role) = match schema {
-        SchemaName::Simple(name) => (schema_name(name)?, None),
-        SchemaName::UnnamedAuthorization(role) => (names::ident(role), Some(names::ident(role))),
-        SchemaName::NamedAuthorization(name, role) => {
-            (schema_name(name)?, Some(names::ident(role)))
+    let name = created_name(schema)?;
+    let role = match schema {
+        SchemaName::Simple(_) => None,
+        SchemaName::UnnamedAuthorization(role) | SchemaName::NamedAuthorization(_, role) => {
+            Some(names::ident(role))
         }
     };
     if let Some(role) = role

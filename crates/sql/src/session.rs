@@ -588,6 +588,7 @@ impl Session {
                 execute,
                 data,
             } => self.create_as_execute(create, execute, *data),
+            Parsed::CreateSchema { create, elements } => self.create_schema(create, elements, sql),
             other @ (Parsed::DropExpression(_)
             | Parsed::AlterIdentity(_)
             | Parsed::Comment(_)
@@ -1301,6 +1302,44 @@ impl Session {
         };
         table.query = Some(query);
         self.execute(&create)
+    }
+
+    /// `CREATE SCHEMA s element ...` (`schema_elements.rs`): the schema,
+    /// then its elements in their order with `s` first on the search
+    /// path, all in one transaction (the implicit block of the statement
+    /// outside a block).
+    fn create_schema(
+        &mut self,
+        create: &Statement,
+        elements: &[Parsed],
+        sql: &str,
+    ) -> Result<Output, SqlError> {
+        let Statement::CreateSchema { schema_name, .. } = create else {
+            unreachable!("parse::create_schema made it")
+        };
+        let schema = crate::schemas::created_name(schema_name)?;
+        let opened = matches!(self.block, Block::Idle);
+        if opened {
+            self.begin_implicit()?;
+        }
+        let made = self.execute(create)?;
+        let before = self.settings.search_path().to_vec();
+        let path = std::iter::once(schema)
+            .chain(before.iter().cloned())
+            .collect();
+        Arc::make_mut(&mut self.settings).set_search_path(path);
+        self.path_changed(&before);
+        let ran = elements
+            .iter()
+            .try_for_each(|element| self.run_parsed(element, false, sql).map(drop));
+        let during = self.settings.search_path().to_vec();
+        Arc::make_mut(&mut self.settings).set_search_path(before);
+        self.path_changed(&during);
+        ran?;
+        if opened {
+            self.end_implicit()?;
+        }
+        Ok(made)
     }
 
     /// [`Session::run_prepared`] of a query or row change, out of the map:
@@ -3186,8 +3225,9 @@ pub(crate) fn run_utility(
         | Parsed::Close(_)
         | Parsed::Cluster(_)
         | Parsed::CreateAsExecute { .. }
+        | Parsed::CreateSchema { .. }
         | Parsed::TransactionModes { .. } => Err(SqlError::unsupported(
-            "this statement in a PL/pgSQL body (VACUUM, COPY, RESET, CHECKPOINT, SET CONSTRAINTS, ALTER SEQUENCE, CLUSTER or CREATE TABLE AS EXECUTE)",
+            "this statement in a PL/pgSQL body (VACUUM, COPY, RESET, CHECKPOINT, SET CONSTRAINTS, ALTER SEQUENCE, CLUSTER, CREATE TABLE AS EXECUTE or CREATE SCHEMA with elements)",
         )),
     }
 }

@@ -562,6 +562,12 @@ impl Settings {
         Ok(())
     }
 
+    /// Sets `search_path` to `schemas` for a while (CREATE SCHEMA's
+    /// elements run with the new schema first: `Session::create_schema`).
+    pub fn set_search_path(&mut self, schemas: Vec<String>) {
+        self.search_path = schemas;
+    }
+
     /// `search_path`'s schema names, as set.
     pub fn search_path(&self) -> &[String] {
         &self.search_path

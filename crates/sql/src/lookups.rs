@@ -58,6 +58,9 @@ pub struct Lookups {
     /// The sequences owned by a column (serial, identity, `OWNED BY`): by
     /// (table oid, column position), the sequence's oid.
     owned_sequences: HashMap<(i64, u16), i64>,
+    /// The sequences, by oid: a sequence function's sequence named at run
+    /// time (`sequences::Calls`).
+    sequences: HashMap<i64, folio_catalog::SequenceDef>,
     /// The partition trees (`pg_partition_tree`, `pg_partition_ancestors`):
     /// each partition's parent, table or index (`partitions/index_tree.rs`),
     /// by oid; and the partitioned tables and their indexes.
@@ -80,6 +83,7 @@ pub fn needed<V: Visit>(node: &V) -> bool {
                     let name = names::function(&f.name);
                     CatalogFunc::of(&name).is_some_and(CatalogFunc::looks_up)
                         || PARTITION_FUNCTIONS.contains(&name.as_str())
+                        || crate::sequences::finds_at_run_time(f)
                 }
                 // `current_schema` written as a bare word (scalar.rs
                 // `sql_value_function`).
@@ -140,6 +144,7 @@ impl Lookups {
             if let Some((table, column)) = sequence.owner {
                 (out.owned_sequences).insert((table as i64, column), sequence.oid as i64);
             }
+            out.sequences.insert(sequence.oid as i64, sequence);
         }
         for view in catalog.views(txn)? {
             out.name(view.oid as i64, &view.name);
@@ -376,6 +381,11 @@ impl Lookups {
                 .copied(),
             _ => None,
         }
+    }
+
+    /// Sequence `oid`'s definition (`None`: no sequence has it).
+    pub fn sequence(&self, oid: i64) -> Option<&folio_catalog::SequenceDef> {
+        self.sequences.get(&oid)
     }
 
     /// `pg_get_serial_sequence(table, column)`: the sequence column

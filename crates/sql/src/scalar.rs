@@ -1530,12 +1530,19 @@ fn function(
             ))) => crate::sequences::literal_name(e),
             _ => None,
         };
-        let Some(written) = written else {
-            return Err(SqlError::unsupported(format!(
-                "{name} of a sequence not named by a string literal"
-            )));
-        };
-        *first = Scalar::Const(Value::Text(written.to_string()));
+        match written {
+            Some(written) => *first = Scalar::Const(Value::Text(written.to_string())),
+            // A name computed at run time: a text (`sequences.rs`).
+            None if matches!(
+                first.ty_in(columns),
+                SqlType::Text | SqlType::Varchar(_) | SqlType::Char(_)
+            ) => {}
+            None => {
+                return Err(SqlError::unsupported(format!(
+                    "{name} of a sequence named by a value that is not text"
+                )));
+            }
+        }
     }
     Ok(Scalar::Func(func, args))
 }
@@ -1838,7 +1845,7 @@ impl Scalar {
                     .map(|a| a.eval(row, env))
                     .collect::<Result<Vec<_>, _>>()?;
                 match env.sequences {
-                    Some(calls) => calls.call(*f, &values)?,
+                    Some(calls) => calls.call(*f, &values, env.lookups)?,
                     None => f.eval(values, env.lookups)?,
                 }
             }

@@ -8,12 +8,18 @@
 //! table it writes) use are collected when it is planned
 //! ([`names_in`]) and resolved in the catalog with the transaction each
 //! time the plan runs ([`Calls::resolve`]), so a kept plan never uses a
-//! dropped or altered sequence. A name computed at run time is 0A000.
-//! `currval` and `lastval` are the session's ([`SessionSequences`]).
+//! dropped or altered sequence. A name computed at run time (a text
+//! expression: `nextval('s'::text)`, `nextval(name_column)`) is found
+//! through the statement's catalog lookups (`lookups.rs`, which then
+//! read every sequence: [`finds_at_run_time`]), by the rule a
+//! `::regclass` of the text follows. `currval` and `lastval` are the
+//! session's ([`SessionSequences`]); `lastval` of a sequence dropped
+//! since is 55000, as in PostgreSQL.
 
 use crate::context::Ctx;
 use crate::error::SqlError;
 use crate::functions::Func;
+use crate::lookups::Lookups;
 use crate::names;
 use crate::output::{Notice, Output};
 use crate::types;
@@ -52,9 +58,11 @@ impl SessionSequences {
         m.current.get(&oid).copied()
     }
 
-    fn last(&self) -> Option<i64> {
+    /// The sequence nextval last used and its value then.
+    fn last(&self) -> Option<(u64, i64)> {
         let m = self.0.lock().unwrap_or_else(|p| p.into_inner());
-        m.last.and_then(|oid| m.current.get(&oid).copied())
+        m.last
+            .and_then(|oid| m.current.get(&oid).map(|value| (oid, *value)))
     }
 }
 
@@ -93,22 +101,42 @@ impl Calls {
         })
     }
 
-    fn def(&self, name: &Value) -> Result<&SequenceDef, SqlError> {
+    /// The sequence `name` names: one the plan named, else one found
+    /// through `lookups` (a name computed at run time).
+    fn def<'a>(
+        &'a self,
+        name: &Value,
+        lookups: Option<&'a Lookups>,
+    ) -> Result<&'a SequenceDef, SqlError> {
         let Value::Text(text) = name else {
             return Err(SqlError::unsupported(
-                "a sequence named by anything but a string literal",
+                "a sequence named by anything but text",
             ));
         };
         let name = sequence_name(text)?;
-        self.defs
-            .iter()
-            .find(|(n, _)| *n == name)
-            .map(|(_, d)| d)
-            .ok_or_else(|| SqlError::unsupported("a sequence named at run time"))
+        if let Some((_, def)) = self.defs.iter().find(|(n, _)| *n == name) {
+            return Ok(def);
+        }
+        let Some(lookups) = lookups else {
+            return Err(SqlError::unsupported("a sequence named at run time"));
+        };
+        let oid = (lookups.relation_oid(text)).ok_or_else(|| SqlError::undefined_table(text))?;
+        lookups.sequence(oid).ok_or_else(|| {
+            SqlError::new(
+                "42809",
+                format!("\"{}\" is not a sequence", lookups.relation_name(oid)),
+            )
+        })
     }
 
-    /// The value of sequence function `f` of `args`.
-    pub fn call(&self, f: Func, args: &[Value]) -> Result<Value, SqlError> {
+    /// The value of sequence function `f` of `args` (`lookups`: the
+    /// statement's, when a call finds its sequence at run time).
+    pub fn call(
+        &self,
+        f: Func,
+        args: &[Value],
+        lookups: Option<&Lookups>,
+    ) -> Result<Value, SqlError> {
         if args.first() == Some(&Value::Null) {
             return Ok(Value::Null);
         }
@@ -125,13 +153,13 @@ impl Calls {
         }
         Ok(Value::Int8(match f {
             Func::Nextval => {
-                let def = self.def(&args[0])?;
+                let def = self.def(&args[0], lookups)?;
                 let value = self.catalog.next_value(def)?;
                 self.session.note(def.oid, value, true);
                 value
             }
             Func::Currval => {
-                let def = self.def(&args[0])?;
+                let def = self.def(&args[0], lookups)?;
                 self.session.current(def.oid).ok_or_else(|| {
                     SqlError::new(
                         "55000",
@@ -142,11 +170,21 @@ impl Calls {
                     )
                 })?
             }
-            Func::Lastval => self.session.last().ok_or_else(|| {
-                SqlError::new("55000", "lastval is not yet defined in this session")
-            })?,
+            // (lastval's calls read the lookups: its sequence may have
+            // been dropped since.)
+            Func::Lastval => match self.session.last() {
+                Some((oid, value)) if lookups.is_none_or(|l| l.sequence(oid as i64).is_some()) => {
+                    value
+                }
+                _ => {
+                    return Err(SqlError::new(
+                        "55000",
+                        "lastval is not yet defined in this session",
+                    ));
+                }
+            },
             Func::Setval => {
-                let def = self.def(&args[0])?;
+                let def = self.def(&args[0], lookups)?;
                 let value = match types::coerce(args[1].clone(), SqlType::Int8)? {
                     Value::Int8(v) => v,
                     _ => return Ok(Value::Null),
@@ -215,6 +253,25 @@ pub fn literal_name(argument: &Expr) -> Option<&str> {
             _ => None,
         },
         _ => None,
+    }
+}
+
+/// Whether call `f` finds its sequence when it runs, through the
+/// statement's catalog lookups (`lookups::needed`): a sequence function
+/// whose sequence is not a literal name, and `lastval` (its sequence may
+/// be gone).
+pub fn finds_at_run_time(f: &sqlparser::ast::Function) -> bool {
+    if !is_sequence_function(&f.name) {
+        return false;
+    }
+    let sqlparser::ast::FunctionArguments::List(list) = &f.args else {
+        return true;
+    };
+    match list.args.first() {
+        Some(sqlparser::ast::FunctionArg::Unnamed(sqlparser::ast::FunctionArgExpr::Expr(
+            first,
+        ))) => literal_name(first).is_none(),
+        _ => true,
     }
 }
 

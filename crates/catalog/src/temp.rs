@@ -14,7 +14,7 @@
 //! left).
 
 use crate::catalog::Catalog;
-use crate::defs::{KIND_TABLE, KIND_VIEW};
+use crate::defs::{KIND_SEQUENCE, KIND_TABLE, KIND_VIEW};
 use crate::error::CatalogError;
 use folio_txn::Transaction;
 
@@ -77,9 +77,9 @@ impl Catalog {
             .remove(&n);
     }
 
-    /// Drops every temporary view and table of namespace `namespace`
-    /// (`None`: of every namespace), the tables with their indexes and
-    /// owned sequences, in `txn`; the number dropped. Views go first (they
+    /// Drops every temporary view, table and sequence of namespace
+    /// `namespace` (`None`: of every namespace), the tables with their
+    /// indexes and owned sequences, in `txn`; the number dropped. Views go first (they
     /// read the tables), a view another temporary view reads after it, and
     /// a table another temporary table's foreign key references after it.
     pub fn drop_temp_tables(
@@ -124,12 +124,25 @@ impl Catalog {
             // The next round reads the catalog with this round's drops.
             txn.next_statement();
         }
-        match left.first() {
-            None => Ok(views + total),
-            Some(name) => Err(CatalogError::Corrupt(format!(
+        if let Some(name) = left.first() {
+            return Err(CatalogError::Corrupt(format!(
                 "temporary table \"{name}\" could not be dropped"
-            ))),
+            )));
         }
+        // The sequences left: those no table owned.
+        let sequences: Vec<String> = self
+            .class_rows(txn)?
+            .into_iter()
+            .filter(|(_, c)| c.kind == KIND_SEQUENCE)
+            .filter_map(|(_, c)| {
+                let (n, _) = split_temp_name(&c.name)?;
+                namespace.is_none_or(|want| want == n).then_some(c.name)
+            })
+            .collect();
+        for name in &sequences {
+            self.drop_sequence(txn, name)?;
+        }
+        Ok(views + total + sequences.len())
     }
 
     /// The views of [`Catalog::drop_temp_tables`], readers first: each

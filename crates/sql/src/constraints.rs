@@ -87,6 +87,9 @@ pub struct Constraints {
     defaults: Vec<Option<Scalar>>,
     /// The sequences the defaults name (`nextval('t_id_seq')`).
     sequences: Vec<String>,
+    /// Whether a default looks the catalog up when it runs (a sequence
+    /// named at run time: `lookups.rs`).
+    defaults_look_up: bool,
     /// The identity columns, each with whether it is `GENERATED ALWAYS`
     /// (an INSERT may not give it a value without `OVERRIDING SYSTEM
     /// VALUE`, an UPDATE may set it only to DEFAULT: 428C9).
@@ -316,6 +319,7 @@ impl Constraints {
                     let parsed = parse::expression(expr)?;
                     let mut named = Vec::new();
                     crate::sequences::names_in(&parsed, &mut named)?;
+                    out.defaults_look_up |= crate::lookups::needed(&parsed);
                     for name in named {
                         if let Some(seq) = cx.db.catalog().sequence(txn, &name)?
                             && seq.identity
@@ -624,6 +628,11 @@ impl Constraints {
     /// The sequences the defaults name.
     pub fn sequences(&self) -> &[String] {
         &self.sequences
+    }
+
+    /// Whether a default looks the catalog up when it runs.
+    pub fn defaults_look_up(&self) -> bool {
+        self.defaults_look_up
     }
 
     /// Whether column `column` is an identity column.

@@ -965,6 +965,17 @@ impl Change {
         }
     }
 
+    /// Whether the target table's defaults look the catalog up.
+    pub fn defaults_look_up(&self) -> bool {
+        match self {
+            Change::Merge(merge) => merge.constraints().defaults_look_up(),
+            Change::Parts(parts) => parts.constraints.defaults_look_up(),
+            Change::Insert { constraints, .. }
+            | Change::Update { constraints, .. }
+            | Change::Delete { constraints, .. } => constraints.defaults_look_up(),
+        }
+    }
+
     /// The relations the plan reads and changes.
     pub fn relations(&self) -> Vec<&Arc<Relation>> {
         match self {

@@ -218,7 +218,12 @@ pub fn plan_fill(
 fn finish(cx: &Ctx<'_>, statement: &Statement, what: Kind) -> Result<Plan, SqlError> {
     let mut names = Vec::new();
     let mut calls = sequences::names_in(statement, &mut names)?;
+    let mut lookups = crate::lookups::needed(statement);
     if let Kind::Change(change) = &what {
+        if change.defaults_look_up() {
+            calls = true;
+            lookups = true;
+        }
         for name in change.default_sequences() {
             calls = true;
             if !names.contains(name) {
@@ -228,7 +233,6 @@ fn finish(cx: &Ctx<'_>, statement: &Statement, what: Kind) -> Result<Plan, SqlEr
     }
     // A view's query counts as the statement's.
     let used = std::mem::take(&mut *cx.views.borrow_mut());
-    let mut lookups = crate::lookups::needed(statement);
     let mut assigns_xid = crate::xact_id::assigns(statement);
     for u in &used {
         calls |= sequences::names_in(&u.query, &mut names)?;

@@ -162,6 +162,9 @@ fn creates_temp(statement: &Statement) -> bool {
         }
         Statement::CreateView {
             temporary, name, ..
+        }
+        | Statement::CreateSequence {
+            temporary, name, ..
         } => *temporary || explicit_temp_schema(name).is_some(),
         _ => false,
     }
@@ -254,8 +257,11 @@ pub fn resolve(
             temporary,
             materialized: false,
             ..
+        }
+        | Statement::CreateSequence {
+            name, temporary, ..
         } if *temporary || explicit_temp_schema(name).is_some() => {
-            resolver.temp_view(name)?;
+            resolver.temp_relation(name)?;
             *temporary = false;
         }
         Statement::CreateView { name, .. } | Statement::CreateSequence { name, .. } => {
@@ -343,6 +349,11 @@ fn in_schema_of(relation: &ObjectName, name: &mut ObjectName) {
 /// table of the name if it has one, else the first schema of its search
 /// path with one (`schemas.rs`).
 pub fn resolve_name(cx: &Ctx<'_>, txn: &Transaction, name: &str) -> Result<String, SqlError> {
+    if let Some(bare) = name.strip_prefix("pg_temp.")
+        && let Some(n) = cx.temp.namespace()
+    {
+        return Ok(temp_name(n, bare));
+    }
     if name.contains('.') {
         return Ok(name.to_string());
     }
@@ -513,10 +524,11 @@ impl Resolver<'_, '_> {
         Ok(())
     }
 
-    /// `CREATE [OR REPLACE] TEMP VIEW`: its name goes into the session's
-    /// namespace (claimed now if need be), as a temporary table's; the
-    /// session's end drops it (folio-catalog `drop_temp_tables`).
-    fn temp_view(&mut self, name: &mut ObjectName) -> Result<(), SqlError> {
+    /// `CREATE [OR REPLACE] TEMP VIEW` and `CREATE TEMP SEQUENCE`: the name
+    /// goes into the session's namespace (claimed now if need be), as a
+    /// temporary table's; the session's end drops it (folio-catalog
+    /// `drop_temp_tables`).
+    fn temp_relation(&mut self, name: &mut ObjectName) -> Result<(), SqlError> {
         let n = self.own_namespace(name)?;
         let bare = match names::parts(name).as_deref() {
             Some([bare] | [_, bare]) => bare.clone(),

@@ -92,6 +92,7 @@ impl Catalog {
     ) -> Result<(), CatalogError> {
         let missing = || CatalogError::NoSuchRelation(table_name.to_string());
         let table = self.table(txn, table_name)?.ok_or_else(missing)?;
+        self.alter_row_type(txn, table_name, table.oid, false)?;
         let attributes = self.attribute_rows(txn, table.oid)?;
         let mut updated = Vec::with_capacity(changes.len());
         let mut changed = Vec::with_capacity(changes.len());

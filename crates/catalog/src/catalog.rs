@@ -152,7 +152,9 @@ pub struct Catalog {
     /// `folio.class`, its writes noted (`class_writes.rs`).
     pub(crate) classes: ClassTable,
     pub(crate) class_names: Index,
-    pub(crate) attributes: Table,
+    /// `folio.attribute`, its writes noted as class writes are: a
+    /// table's columns are its row type (`object_lists.rs`).
+    pub(crate) attributes: ClassTable,
     pub(crate) attribute_tables: Index,
     /// `folio.constraint` (`constraints.rs`), indexed by the constrained
     /// table's oid and, for a foreign key, also by the referenced one's.
@@ -239,7 +241,7 @@ impl Catalog {
         Catalog {
             classes: ClassTable::new(Table::open(pool.clone(), wal.clone(), trees.classes)),
             class_names: Index::open("folio_class_name_index", trees.class_names, true),
-            attributes: Table::open(pool.clone(), wal.clone(), trees.attributes),
+            attributes: ClassTable::new(Table::open(pool.clone(), wal.clone(), trees.attributes)),
             attribute_tables: Index::open(
                 "folio_attribute_table_index",
                 trees.attribute_tables,
@@ -678,6 +680,14 @@ impl Catalog {
                 referencing: fk.table.clone(),
             });
         }
+        // Its row type (`composites.rs`) may be no other column's type.
+        let shown = crate::temp::unqualified(name);
+        self.check_type_unused(
+            txn,
+            table.oid as u32,
+            &format!("table {shown}"),
+            &format!("type {shown}"),
+        )?;
         // The tables its foreign keys reference lose a referencing key,
         // its parent a partition: their writers must read them again.
         for parent in table.constraints.iter().filter_map(|c| c.indexed_under()) {
@@ -862,6 +872,7 @@ impl Catalog {
         check_name(&column.name)?;
         let table = self.lock_table(txn, table_name)?;
         self.lock_for_ddl(txn, table.oid, LockMode::AccessExclusive)?;
+        self.alter_row_type(txn, table_name, table.oid, true)?;
         let attributes = self.attribute_rows(txn, table.oid)?;
         if attributes.iter().any(|(_, a)| a.column.name == column.name) {
             return Err(CatalogError::ColumnExists {
@@ -1456,7 +1467,8 @@ impl Catalog {
             (columns.iter().map(|c| c.type_oid)).chain(layout.dropped().iter().map(|d| d.type_oid));
         let enums = Catalog::enums_of(classes, type_oids.clone());
         let domains = crate::domains::domains_of(classes, type_oids.clone());
-        let composites = crate::composites::composites_of(classes, type_oids);
+        let relation_columns = self.relation_columns_of(txn, classes, type_oids.clone())?;
+        let composites = crate::composites::composites_of(classes, &relation_columns, type_oids);
         let matview = crate::matviews::matview_of(&class);
         Ok(TableDef {
             oid: class.oid,

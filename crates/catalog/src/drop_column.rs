@@ -112,6 +112,7 @@ impl Catalog {
     ) -> Result<Vec<ConstraintDef>, CatalogError> {
         let locked = self.lock_table(txn, table_name)?;
         self.lock_for_ddl(txn, locked.oid, LockMode::AccessExclusive)?;
+        self.alter_row_type(txn, table_name, locked.oid, false)?;
         // Read with a snapshot taken once the table is locked, whatever
         // the transaction's isolation: what committed while this waited
         // is seen (a foreign key another table added meanwhile), and no

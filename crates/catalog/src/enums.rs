@@ -220,16 +220,19 @@ impl Catalog {
                 && columns.iter().any(|c| u64::from(c.type_oid) == class.oid))
                 || (class.kind == crate::defs::KIND_COMPOSITE
                     && (columns.iter()).any(|c| crate::composites::is_of(class, c.type_oid)))
+                || (crate::composites::has_row_type(class)
+                    && columns.iter().any(|c| u64::from(c.type_oid) == class.oid))
             {
                 let missing = || CatalogError::NoSuchType(class.name.clone());
                 self.lock_class_row_as(txn, *tid, missing, true)?;
             }
         }
         let oids = columns.iter().map(|c| c.type_oid);
+        let relation_columns = self.relation_columns_of(txn, &classes, oids.clone())?;
         Ok((
             Catalog::enums_of(&classes, oids.clone()),
             crate::domains::domains_of(&classes, oids.clone()),
-            crate::composites::composites_of(&classes, oids),
+            crate::composites::composites_of(&classes, &relation_columns, oids),
         ))
     }
 
@@ -312,16 +315,31 @@ impl Catalog {
         txn: &mut Transaction,
         oid: u32,
     ) -> Result<Vec<(String, String)>, CatalogError> {
-        let tables = txn.with_latest_snapshot(|txn| self.tables(txn))?;
-        Ok(tables
-            .into_iter()
-            .flat_map(|t| {
-                (t.columns.iter())
-                    .filter(|c| c.type_oid == oid)
-                    .map(|c| (t.name.clone(), c.name.clone()))
-                    .collect::<Vec<_>>()
+        let found = self.columns_of_type_in(txn, oid)?;
+        Ok(found.into_iter().map(|(_, t, c)| (t, c)).collect())
+    }
+
+    /// [`Catalog::columns_of_type`] with each table's oid.
+    pub(crate) fn columns_of_type_in(
+        &self,
+        txn: &mut Transaction,
+        oid: u32,
+    ) -> Result<Vec<(u64, String, String)>, CatalogError> {
+        // One scan of each catalog table (not every table's definition:
+        // DROP TABLE asks this of its row type).
+        let (classes, columns) = txn.with_latest_snapshot(|txn| {
+            Ok::<_, CatalogError>((self.class_rows(txn)?, self.all_columns(txn)?))
+        })?;
+        let mut out: Vec<(u64, String, String)> = (classes.iter())
+            .filter(|(_, t)| t.has_heap())
+            .flat_map(|(_, t)| {
+                (columns.get(&t.oid).into_iter().flatten())
+                    .filter(|(_, o, _)| *o == oid)
+                    .map(|(c, _, _)| (t.oid, t.name.clone(), c.clone()))
             })
-            .collect())
+            .collect();
+        out.sort_by(|a, b| a.1.cmp(&b.1));
+        Ok(out)
     }
 
     /// `DROP TYPE name`: 2BP01 while a column has the type (the SQL layer
@@ -329,6 +347,33 @@ impl Catalog {
     pub fn drop_enum(&self, txn: &mut Transaction, name: &str) -> Result<(), CatalogError> {
         let (_, _, def) = self.lock_enum(txn, name)?;
         self.drop_type_row(txn, name, def.oid)
+    }
+
+    /// 2BP01 (`cannot drop {object} ...`) while a column or a composite
+    /// type's field has type `oid` (named `type_name` in the DETAIL): the
+    /// rule DROP TYPE, DROP DOMAIN and DROP TABLE (of a table's row
+    /// type) share.
+    pub(crate) fn check_type_unused(
+        &self,
+        txn: &mut Transaction,
+        oid: u32,
+        object: &str,
+        type_name: &str,
+    ) -> Result<(), CatalogError> {
+        let users = self.columns_of_type(txn, oid)?;
+        let fields = txn.with_latest_snapshot(|txn| self.class_rows(txn))?;
+        let fields = crate::composites::fields_of_type(&fields, oid);
+        if users.is_empty() && fields.is_empty() {
+            return Ok(());
+        }
+        let fields = (fields.iter()).map(|(t, f)| format!("column {f} of composite type {t}"));
+        let columns = (users.iter()).map(|(t, c)| format!("column {c} of table {t}"));
+        Err(CatalogError::DependedOn {
+            dependents: (fields.chain(columns))
+                .map(|d| (d, type_name.to_string()))
+                .collect(),
+            object: object.to_string(),
+        })
     }
 
     /// Deletes user type `name`'s (oid `oid`) class row, locked by the
@@ -340,20 +385,8 @@ impl Catalog {
         name: &str,
         oid: u32,
     ) -> Result<(), CatalogError> {
-        let users = self.columns_of_type(txn, oid)?;
-        let fields = txn.with_latest_snapshot(|txn| self.class_rows(txn))?;
-        let fields = crate::composites::fields_of_type(&fields, oid);
-        if !users.is_empty() || !fields.is_empty() {
-            let object = format!("type {name}");
-            let fields = (fields.iter()).map(|(t, f)| format!("column {f} of composite type {t}"));
-            let columns = (users.iter()).map(|(t, c)| format!("column {c} of table {t}"));
-            return Err(CatalogError::DependedOn {
-                dependents: (fields.chain(columns))
-                    .map(|d| (d, object.clone()))
-                    .collect(),
-                object,
-            });
-        }
+        let object = format!("type {name}");
+        self.check_type_unused(txn, oid, &object, &object)?;
         let (tid, _) = self
             .class(txn, name)?
             .ok_or_else(|| CatalogError::NoSuchType(name.to_string()))?;

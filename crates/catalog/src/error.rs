@@ -207,6 +207,10 @@ pub enum CatalogError {
     /// A schema name with a `.`, which catalog names cannot hold.
     #[error("schema names containing \".\" are not supported: \"{0}\"")]
     DottedName(String),
+    /// ALTER TABLE changing a column of a table whose row type a stored
+    /// column has (`composites.rs`).
+    #[error("cannot alter table \"{table}\" because column \"{user}\" uses its row type")]
+    RowTypeUsed { table: String, user: String },
     /// Something folio does not do (0A000), named.
     #[error("{0} is not supported")]
     Unsupported(String),
@@ -427,7 +431,9 @@ impl CatalogError {
             CatalogError::ExtensionExists(_) => Some("42710"),
             CatalogError::NoSuchExtension(_) => Some("42704"),
             CatalogError::ReservedSchema(_) => Some("42939"),
-            CatalogError::DottedName(_) | CatalogError::Unsupported(_) => Some("0A000"),
+            CatalogError::DottedName(_)
+            | CatalogError::Unsupported(_)
+            | CatalogError::RowTypeUsed { .. } => Some("0A000"),
             CatalogError::NoSuchType(_) => Some("42704"),
             CatalogError::EnumLabel { sqlstate, .. } => Some(sqlstate),
             CatalogError::ViewChange { .. } | CatalogError::ViewColumnType { .. } => Some("42P16"),

@@ -1,4 +1,5 @@
-//! The enum types, extensions, SQL functions and triggers a transaction sees: the
+//! The enum types, composite types (relations' row types too), extensions,
+//! SQL functions and triggers a transaction sees: the
 //! lists the SQL layer puts in scope for every statement (the binder
 //! looks types, extension functions and SQL functions up in them).
 //!
@@ -6,7 +7,9 @@
 //! them and hands them back: [`Catalog::object_lists`] returns the kept
 //! lists again while they are current (`class_writes.rs`: no class row
 //! changed since they were read, and the reader's snapshot is not older),
-//! so a statement pays two atomic loads, not a scan.
+//! so a statement pays two atomic loads, not a scan. A relation's row
+//! type follows its columns, so `folio.attribute`'s writes are noted as
+//! `folio.class`'s are.
 
 use crate::catalog::Catalog;
 use crate::error::CatalogError;
@@ -24,6 +27,10 @@ pub struct ObjectLists {
     pub enums: Arc<Vec<&'static EnumType>>,
     /// Composite types by name.
     pub composites: Arc<Vec<&'static folio_row::CompositeType>>,
+    /// The row types of tables, views and materialized views, each with
+    /// its relation's catalog name (`pg_temp_N.t` for a temporary
+    /// table's), by that name (`composites.rs`).
+    pub relation_types: Arc<Vec<(String, &'static folio_row::CompositeType)>>,
     /// Domains by name.
     pub domains: Arc<Vec<Arc<crate::domains::DomainType>>>,
     /// Extensions by name.
@@ -63,15 +70,18 @@ impl Catalog {
             && let Some(read_at) = kept.read_at
             && snapshot >= read_at
             && !self.classes.writes.changed_since(txn, read_at)?
+            && !self.attributes.writes.changed_since(txn, read_at)?
         {
             return Ok(kept.clone());
         }
-        let own = self.classes.writes.written_by(txn);
+        let own = self.classes.writes.written_by(txn) || self.attributes.writes.written_by(txn);
         let rows = self.class_rows(txn)?;
+        let columns = self.all_columns(txn)?;
         Ok(Arc::new(ObjectLists {
             enums: Arc::new(crate::enums::enums_among(&rows)),
             domains: Arc::new(crate::domains::domains_among(&rows)),
-            composites: Arc::new(crate::composites::composites_among(&rows)),
+            composites: Arc::new(crate::composites::composites_among(&rows, &columns)),
+            relation_types: Arc::new(crate::composites::relation_types_among(&rows, &columns)),
             extensions: Arc::new(crate::extensions::extensions_among(&rows)),
             functions: Arc::new(crate::functions::functions_among(&rows)),
             triggers: Arc::new(crate::triggers::triggers_among(&rows)),

@@ -297,12 +297,16 @@ fn decode_composite(
     b: &[u8],
     def: &'static crate::composites::CompositeType,
 ) -> Result<Value, RowError> {
-    decode_fields(b, Some(def.fields.len()), |i| def.fields[i].1).map(Value::Record)
+    let mut fields = decode_fields(b, Some(def.fields.len()), |i| def.fields[i].1)?;
+    // A value stored before its type gained fields (a table's row type
+    // after ADD COLUMN) reads them as NULL, as PostgreSQL's.
+    fields.resize(def.fields.len(), Value::Null);
+    Ok(Value::Record(fields))
 }
 
 /// The values stored as `b` ([`fields_payload`]), value `i` of type
-/// `type_of(i)`; `fields`: the count they must have (a composite type's),
-/// `None` for any (an array's).
+/// `type_of(i)`; `fields`: the count they may have at most (a composite
+/// type's), `None` for any (an array's).
 fn decode_fields(
     b: &[u8],
     fields: Option<usize>,
@@ -318,7 +322,7 @@ fn decode_fields(
     if b.len() - 4 < bitmap_len || count > (b.len() - 4) * 8 {
         return Err(corrupt("an array cut short in its null bitmap"));
     }
-    if fields.is_some_and(|n| n != count) {
+    if fields.is_some_and(|n| n < count) {
         return Err(corrupt(format!(
             "a composite value of {count} fields where its type has {}",
             fields.unwrap_or_default()
@@ -722,6 +726,36 @@ pub fn column_bytes<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    // Proves a composite value stored before its type gained fields (a
+    // table's row type after ADD COLUMN) reads them as NULL, and one with
+    // more fields than its type is corrupt.
+    #[test]
+    fn composite_values_read_added_fields_as_null() {
+        let def = |fields: &[&str]| {
+            crate::composites::CompositeType::intern(crate::composites::CompositeType {
+                oid: 70_001,
+                array_oid: 0,
+                name: "pair".into(),
+                fields: (fields.iter())
+                    .map(|f| (f.to_string(), SqlType::Int4))
+                    .collect(),
+            })
+        };
+        let (two, three) = (def(&["a", "b"]), def(&["a", "b", "c"]));
+        let value = Value::Record(vec![Value::Int4(1), Value::Int4(2)]);
+        let row = encode_row(std::slice::from_ref(&value), &[SqlType::Composite(two)]).unwrap();
+        assert_eq!(
+            decode_row(&row, &[SqlType::Composite(three)]).unwrap(),
+            vec![Value::Record(vec![
+                Value::Int4(1),
+                Value::Int4(2),
+                Value::Null
+            ])]
+        );
+        let one = def(&["a"]);
+        assert!(decode_row(&row, &[SqlType::Composite(one)]).is_err());
+    }
 
     // Proves a row written before columns were added reads them as NULL
     // (every decoder), and a row with more columns than the table is

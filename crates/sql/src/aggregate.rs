@@ -592,6 +592,13 @@ pub fn bind_call<C: Columns + ?Sized>(
             "function {name}(record) does not exist"
         )));
     }
+    // Nor has a composite type (a table's whole row) a min or max.
+    if matches!(arg_type, SqlType::Composite(_)) && matches!(kind, Kind::Min | Kind::Max) {
+        return Err(functions::no_match(format!(
+            "function {name}({}) does not exist",
+            arg_type.name()
+        )));
+    }
     if kind == Kind::ArrayAgg && arg_type.array_of().is_none() {
         return Err(SqlError::unsupported(format!(
             "array_agg of type {}",
@@ -709,6 +716,10 @@ impl<C: Columns + ?Sized> Columns for Binder<'_, C> {
                 "column \"{name}.*\" must appear in the GROUP BY clause or be used in an aggregate function"
             ),
         )))
+    }
+
+    fn whole_row_type(&self, name: &str) -> Option<&'static folio_row::CompositeType> {
+        self.source.whole_row_type(name)
     }
 
     fn ungrouped_type(&self, expr: &Expr) -> Option<SqlType> {

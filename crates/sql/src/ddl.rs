@@ -1666,6 +1666,12 @@ fn add_column(
         typmod: ty.typmod(),
         not_null: false,
     };
+    // A value other than NULL in every row would change the stored values
+    // of the table's row type too: PostgreSQL refuses that (0A000).
+    let null = |e: &Expr| matches!(e, Expr::Value(v) if v.value == sqlparser::ast::Value::Null);
+    if !default.as_ref().is_none_or(null) || generated.is_some() || owned.is_some() {
+        db.catalog().check_row_type_unused(txn, table)?;
+    }
     match db.catalog().add_column(txn, table, &def) {
         Err(e @ folio_catalog::CatalogError::ColumnExists { .. }) if if_not_exists => {
             notices.push(Notice::info(format!("{e}, skipping")));

@@ -59,6 +59,10 @@ pub struct ScopeTable {
     /// The columns declared with a domain (index in `names`, the domain's
     /// name): a table's, for `pg_typeof` (`Columns::domain_at`).
     pub domains: Vec<(usize, String)>,
+    /// A table's, view's or materialized view's row type: a whole-row
+    /// reference's type (`Columns::whole_row_type`); `None` for other
+    /// items (an anonymous record).
+    pub row_type: Option<&'static folio_row::CompositeType>,
 }
 
 impl ScopeTable {
@@ -91,6 +95,10 @@ impl ScopeTable {
                 Some((n, d.name.clone()))
             })
             .collect();
+        // The type's fields are the visible columns (a stale type, from
+        // lists older than the relation, is not used).
+        let row_type = crate::user_types::row_type_of(relation.def.oid)
+            .filter(|t| t.fields.len() == relation.def.columns.len());
         ScopeTable {
             qualifier,
             names,
@@ -98,6 +106,7 @@ impl ScopeTable {
             offset,
             system,
             domains,
+            row_type,
         }
     }
 
@@ -288,6 +297,11 @@ impl Columns for Scope {
         }
         let t = &self.tables[n];
         Some(Ok(t.visible().collect()))
+    }
+
+    fn whole_row_type(&self, name: &str) -> Option<&'static folio_row::CompositeType> {
+        let t = self.tables.iter().find(|t| t.qualifier == name)?;
+        t.row_type
     }
 
     fn resolve_qualified(&self, qualifier: &str, name: &str) -> Result<(usize, SqlType), SqlError> {
@@ -1330,6 +1344,7 @@ fn base(
         let table = ScopeTable {
             system: 0,
             domains: Vec::new(),
+            row_type: None,
             qualifier: qualifier.clone(),
             names,
             types: planned.types.clone(),
@@ -1409,6 +1424,7 @@ fn base(
         let table = ScopeTable {
             system: hidden,
             domains: Vec::new(),
+            row_type: None,
             qualifier: alias_name.unwrap_or_else(|| system.name().to_string()),
             names: columns.iter().map(|(n, _)| n.to_string()).collect(),
             types: columns.iter().map(|(_, t)| *t).collect(),
@@ -1467,8 +1483,11 @@ fn base(
         });
         let expanded = base(cx, txn, &factor, before, outer, pushed, false);
         cx.checked_as.set(checker);
-        let (base, table) = expanded?;
+        let (base, mut table) = expanded?;
         crate::views::check_shape(&view.def, &table.types)?;
+        // A whole-row reference to a view is of its row type.
+        table.row_type = crate::user_types::row_type_of(view.def.oid)
+            .filter(|t| t.fields.len() == table.types.len());
         return Ok((base, table));
     }
     let relation = match found {
@@ -1479,6 +1498,7 @@ fn base(
                 let table = ScopeTable {
                     system: 0,
                     domains: Vec::new(),
+                    row_type: None,
                     qualifier: alias_name.clone().unwrap_or_else(|| table_name.clone()),
                     names: SEQUENCE_COLUMNS
                         .iter()
@@ -2210,6 +2230,7 @@ fn function_base(
     let table = ScopeTable {
         system: 0,
         domains: Vec::new(),
+        row_type: None,
         qualifier: alias.map_or_else(|| scan.name(), |a| names::ident(&a.name)),
         names,
         types,

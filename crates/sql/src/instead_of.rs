@@ -197,6 +197,7 @@ pub fn plan(
         offset: 0,
         system: 0,
         domains: Vec::new(),
+        row_type: None,
     }]);
     let returning = returning(&scope, items)?;
     Ok(Some(Instead {

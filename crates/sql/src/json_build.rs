@@ -344,7 +344,12 @@ pub fn bind_record(
     };
     let [arg] = args else { return Ok(None) };
     let names: Vec<Option<String>> = match arg {
-        Expr::Func(Func::Row(RowFunc::WholeRow), fields) => (fields.iter())
+        // A table's whole row: its type's field names (an alias's column
+        // names do not rename them, as PostgreSQL's).
+        Expr::Func(Func::Row(RowFunc::WholeRow(Some(def))), _) => {
+            (def.fields.iter()).map(|(n, _)| Some(n.clone())).collect()
+        }
+        Expr::Func(Func::Row(RowFunc::WholeRow(None)), fields) => (fields.iter())
             .map(|c| match c {
                 Expr::Column(position) => columns.column_name(*position),
                 _ => None,

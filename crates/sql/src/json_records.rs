@@ -194,7 +194,7 @@ impl RecordFunc {
     /// gives no columns (the call's column definition list gives them,
     /// as for a `_to_record`). PostgreSQL's errors for an argument of
     /// another type; a value of a row type written otherwise (`'(1,x)'::t`,
-    /// a whole row) is 0A000: folio has no composite types.
+    /// a whole row) is 0A000.
     pub fn bind_base(
         self,
         arg: &Expr,
@@ -236,6 +236,13 @@ impl RecordFunc {
             };
         }
         let columns = match crate::types::column_type(data_type) {
+            // A relation's row type: its columns, as the relation has them.
+            Ok(SqlType::Composite(_)) => match data_type {
+                DataType::Custom(name, modifiers) if modifiers.is_empty() => {
+                    row_type(name).map_err(|_| not_row())?
+                }
+                _ => return Err(not_row()),
+            },
             Ok(_) => return Err(not_row()),
             Err(e) => match data_type {
                 DataType::Custom(name, modifiers) if modifiers.is_empty() => {

@@ -59,6 +59,12 @@ impl Columns for Relation {
     fn whole_row(&self, name: &str) -> Option<Result<Vec<usize>, SqlError>> {
         (name == self.def.name).then(|| Ok((0..self.types.len()).collect()))
     }
+
+    fn whole_row_type(&self, name: &str) -> Option<&'static folio_row::CompositeType> {
+        (name == self.def.name)
+            .then(|| crate::user_types::row_type_of(self.def.oid))
+            .flatten()
+    }
 }
 
 /// What the select list makes of the source's rows.
@@ -575,6 +581,7 @@ pub fn over_source(
         scope: Scope::of(vec![from::ScopeTable {
             system: 0,
             domains: Vec::new(),
+            row_type: None,
             qualifier: qualifier.into(),
             names,
             types,

@@ -224,6 +224,7 @@ pub fn reference(
     let scope = ScopeTable {
         system: 0,
         domains: Vec::new(),
+        row_type: None,
         qualifier: qualifier.clone(),
         names: renamed(union.names.clone(), alias),
         types: union.types.clone(),
@@ -273,6 +274,7 @@ pub fn work_table_scope(
     let scope = ScopeTable {
         system: 0,
         domains: Vec::new(),
+        row_type: None,
         qualifier,
         names: renamed(names, alias),
         types,

@@ -21,7 +21,7 @@ use crate::functions::Func;
 use crate::names;
 use crate::scalar::{self, Cmp, Columns, Scalar};
 use crate::types;
-use folio_row::{SqlType, Value};
+use folio_row::{CompositeType, SqlType, Value};
 use sqlparser::ast::{AccessExpr, Expr, FunctionArg, FunctionArgExpr};
 
 /// What builds, tests or compares row values.
@@ -29,10 +29,12 @@ use sqlparser::ast::{AccessExpr, Expr, FunctionArg, FunctionArgExpr};
 pub enum RowFunc {
     /// `ROW(a, b)`, `(a, b)`: the record of its arguments.
     Construct,
-    /// A whole-row reference: the record of its table's columns (the
+    /// A whole-row reference: the record of its FROM item's columns (the
     /// same value as `Construct`; compared as a record, not field by
-    /// field).
-    WholeRow,
+    /// field), of its table's row type when the item is a table, view or
+    /// materialized view (README "Composite types", "Tables' row
+    /// types"), else an anonymous record.
+    WholeRow(Option<&'static CompositeType>),
     /// `r IS NULL` (`false`) / `r IS NOT NULL` (`true`) of a record:
     /// every field NULL / every field non-NULL (a NULL record is NULL).
     IsNull(bool),
@@ -52,7 +54,7 @@ impl RowFunc {
     /// What EXPLAIN calls it.
     pub fn name(self) -> Option<&'static str> {
         Some(match self {
-            RowFunc::Construct | RowFunc::WholeRow => "ROW",
+            RowFunc::Construct | RowFunc::WholeRow(_) => "ROW",
             RowFunc::IsNull(_)
             | RowFunc::Compare(_)
             | RowFunc::Field(_)
@@ -63,7 +65,8 @@ impl RowFunc {
     /// Its type over arguments of types `args`.
     pub fn ty(self, args: &[SqlType]) -> SqlType {
         match self {
-            RowFunc::Construct | RowFunc::WholeRow => SqlType::Record,
+            RowFunc::WholeRow(Some(def)) => SqlType::Composite(def),
+            RowFunc::Construct | RowFunc::WholeRow(None) => SqlType::Record,
             RowFunc::IsNull(_) | RowFunc::Compare(_) => SqlType::Bool,
             RowFunc::Field(n) => match args.first() {
                 Some(SqlType::Composite(def)) => def
@@ -79,7 +82,7 @@ impl RowFunc {
     /// Its value (none of these is strict: NULL fields are values).
     pub fn eval(self, args: Vec<Value>) -> Result<Value, SqlError> {
         Ok(match self {
-            RowFunc::Construct | RowFunc::WholeRow => Value::Record(args),
+            RowFunc::Construct | RowFunc::WholeRow(_) => Value::Record(args),
             RowFunc::IsNull(negated) => Value::Bool(match args.first() {
                 Some(Value::Record(fields)) => {
                     fields.iter().all(|f| matches!(f, Value::Null) != negated)
@@ -120,7 +123,7 @@ impl RowFunc {
 /// `t.*`).
 pub fn deparse(f: RowFunc, a: &[String]) -> String {
     match f {
-        RowFunc::Construct | RowFunc::WholeRow => format!("ROW({})", a.join(", ")),
+        RowFunc::Construct | RowFunc::WholeRow(_) => format!("ROW({})", a.join(", ")),
         RowFunc::Field(n) => format!("({}).f{}", a.join(", "), n + 1),
         RowFunc::SetField { at, .. } => format!("FieldStore({}, f{})", a.join(", "), at + 1),
         RowFunc::IsNull(false) => format!("({} IS NULL)", a.join(", ")),
@@ -180,9 +183,10 @@ pub fn whole_row(
     columns: &(impl Columns + ?Sized),
 ) -> Option<Result<Scalar, SqlError>> {
     let positions = columns.whole_row(name)?;
+    let row_type = columns.whole_row_type(name);
     Some(positions.map(|positions| {
         Scalar::Func(
-            Func::Row(RowFunc::WholeRow),
+            Func::Row(RowFunc::WholeRow(row_type)),
             positions.into_iter().map(Scalar::Column).collect(),
         )
     }))
@@ -429,7 +433,7 @@ fn field_of_bound(
 /// reference.
 fn row_of(s: &Scalar) -> Option<(RowFunc, &[Scalar])> {
     match s {
-        Scalar::Func(Func::Row(kind @ (RowFunc::Construct | RowFunc::WholeRow)), args) => {
+        Scalar::Func(Func::Row(kind @ (RowFunc::Construct | RowFunc::WholeRow(_))), args) => {
             Some((*kind, args.as_slice()))
         }
         _ => None,

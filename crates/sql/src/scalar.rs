@@ -50,6 +50,12 @@ pub trait Columns {
         let _ = name;
         None
     }
+    /// The row type of the FROM item called `name` when it is a table,
+    /// view or materialized view (a whole-row reference's type); by
+    /// default none (an anonymous record).
+    fn whole_row_type(&self, _name: &str) -> Option<&'static folio_row::CompositeType> {
+        None
+    }
     /// The plain name of the column at `position`, for the fields of a
     /// whole-row reference as json (`json_build.rs`); by default unknown.
     fn column_name(&self, position: usize) -> Option<String> {
@@ -580,7 +586,11 @@ fn bind_node(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, S
                 .iter()
                 .map(|e| {
                     let (a, item) = typed_pair(expr.clone(), bind(e, columns)?, columns)?;
-                    operand_types::compared("=", &a, &item, columns)?;
+                    // Rows (a whole row, a composite value) are judged by
+                    // the row comparison's rules (`row_values::compare`).
+                    if crate::row_values::compare(Cmp::Eq, &a, &item, columns)?.is_none() {
+                        operand_types::compared("=", &a, &item, columns)?;
+                    }
                     Ok(char_sides(a, item, columns))
                 })
                 .collect::<Result<Vec<_>, SqlError>>()?;
@@ -1713,11 +1723,22 @@ fn typed_pair(
         types::coerce(Value::Text(literal), columns.type_at(column)).map(Scalar::Const)
     };
     let param = |p: Scalar, column: usize| Scalar::Typed(Box::new(p), columns.type_at(column));
+    let composite = |e: &Scalar| matches!(e.ty_in(columns), SqlType::Composite(_));
     Ok(match (a, b) {
         (Scalar::Column(c), Scalar::Const(Value::Text(t))) => (Scalar::Column(c), typed(t, c)?),
         (Scalar::Const(Value::Text(t)), Scalar::Column(c)) => (typed(t, c)?, Scalar::Column(c)),
         (Scalar::Column(c), p @ Scalar::Param(_)) => (Scalar::Column(c), param(p, c)),
         (p @ Scalar::Param(_), Scalar::Column(c)) => (param(p, c), Scalar::Column(c)),
+        // A literal meeting a composite value (a table's whole row, a
+        // field of one): the record's input of its type.
+        (a, Scalar::Const(Value::Text(t))) if composite(&a) => {
+            let ty = a.ty_in(columns);
+            (a, Scalar::Const(types::coerce(Value::Text(t), ty)?))
+        }
+        (Scalar::Const(Value::Text(t)), b) if composite(&b) => {
+            let ty = b.ty_in(columns);
+            (Scalar::Const(types::coerce(Value::Text(t), ty)?), b)
+        }
         pair => pair,
     })
 }

@@ -1040,6 +1040,18 @@ impl SystemRelation {
                     let row = TypeRow::new(def.oid.into(), def.name.clone(), PUBLIC_NAMESPACE, "c");
                     out.extend(row.with_array(def.array_oid.into()));
                 }
+                // The row types of tables, views and materialized views,
+                // in their relation's namespace: typrelid the relation,
+                // whose oid the type shares (no array type).
+                let namespaces = Namespaces::read(catalog, txn)?;
+                for (stored, def) in crate::user_types::relation_types().iter() {
+                    let namespace = namespaces.of(stored);
+                    let row = TypeRow {
+                        relid: def.oid.into(),
+                        ..TypeRow::new(def.oid.into(), def.name.clone(), namespace, "c")
+                    };
+                    out.push(row.row());
+                }
                 // The domains, in `public`, with their base type's storage.
                 for def in crate::user_types::domains().iter() {
                     let base = TYPES.iter().find(|t| t.0 == i64::from(def.base_oid));
@@ -1629,6 +1641,8 @@ struct TypeRow {
     base: i64,
     typmod: i32,
     default: Value,
+    /// A relation's row type's relation (`typrelid`), else 0.
+    relid: i64,
 }
 
 impl TypeRow {
@@ -1654,6 +1668,7 @@ impl TypeRow {
             base: 0,
             typmod: -1,
             default: Value::Null,
+            relid: 0,
         }
     }
 
@@ -1684,7 +1699,7 @@ impl TypeRow {
             Value::Bool(self.by_value),
             text(self.typtype),
             text(self.category),
-            oid(0),
+            oid(self.relid),
             oid(self.elem),
             oid(self.array),
             Value::Bool(self.not_null),
@@ -1900,7 +1915,12 @@ fn class_row(r: ClassRow<'_>) -> Vec<Value> {
         oid(r.oid),
         text(r.name),
         oid(r.namespace),
-        oid(0),
+        // reltype: a table's, view's or materialized view's row type
+        // shares its oid (`user_types.rs`).
+        oid(match r.kind {
+            "r" | "p" | "v" | "m" => r.oid,
+            _ => 0,
+        }),
         oid(0),
         oid(SUPERUSER_OID),
         oid(r.am),

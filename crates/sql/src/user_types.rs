@@ -6,12 +6,13 @@
 //! (`object_scope.rs`), the binder looks names up here (README "Enum
 //! types").
 
-use folio_catalog::DomainType;
-use folio_row::SqlType;
+use folio_catalog::{DomainType, ObjectLists};
+use folio_row::{CompositeType, SqlType};
 use std::sync::Arc;
 
-/// The enum or composite type named `name`, or a domain's base type, if
-/// the statement's transaction sees one.
+/// The enum or composite type named `name` (a relation's row type too),
+/// or a domain's base type, if the statement's transaction sees one: the
+/// one owner of a user type's name.
 pub fn named(name: &str) -> Option<SqlType> {
     if let Some(d) = domain_named(name) {
         return SqlType::from_oid(d.base_oid, d.base_typmod);
@@ -26,7 +27,26 @@ pub fn named(name: &str) -> Option<SqlType> {
                     .find(|c| c.name == name)
                     .map(|c| SqlType::Composite(c))
             })
+            .or_else(|| relation_type(lists, name).map(SqlType::Composite))
     })
+}
+
+/// The row type of the relation named `name` (README "Composite types",
+/// "Tables' row types"): a relation of that catalog name (a permanent
+/// one, or `schema.t`), else a temporary table of that bare name.
+/// Temporary namespaces are not told apart here: a type name finds
+/// another session's temporary table when neither this session nor
+/// `public` has one (PostgreSQL looks in the session's own only).
+fn relation_type(lists: &ObjectLists, name: &str) -> Option<&'static CompositeType> {
+    let types = &lists.relation_types;
+    let exact = (types.iter()).find(|(stored, _)| stored == name);
+    exact
+        .or_else(|| {
+            (types.iter()).find(|(stored, _)| {
+                folio_catalog::split_temp_name(stored).is_some_and(|(_, bare)| bare == name)
+            })
+        })
+        .map(|(_, t)| *t)
 }
 
 /// The domain named `name`, if the statement's transaction sees one.
@@ -42,6 +62,29 @@ pub fn domain_of_oid(oid: u32) -> Option<Arc<DomainType>> {
 /// The domain in scope that is `wanted`, if any.
 fn domain_where(wanted: impl Fn(&DomainType) -> bool) -> Option<Arc<DomainType>> {
     crate::object_scope::with(|lists| lists?.domains.iter().find(|d| wanted(d)).cloned())
+}
+
+/// The row type of the relation of oid `oid` (a table, view or
+/// materialized view), if the statement's transaction sees it.
+pub fn row_type_of(oid: u64) -> Option<&'static CompositeType> {
+    let oid = u32::try_from(oid).ok()?;
+    crate::object_scope::with(|lists| {
+        (lists?.relation_types.iter())
+            .find(|(_, c)| c.oid == oid)
+            .map(|(_, c)| *c)
+    })
+}
+
+/// Whether `ty` is a relation's row type (PL/pgSQL keeps a variable of
+/// one, and `RETURNS SETOF t` its columns, as the relation's columns).
+pub fn is_relation_type(ty: SqlType) -> bool {
+    matches!(ty, SqlType::Composite(c) if row_type_of(c.oid.into()) == Some(c))
+}
+
+/// Every relation's row type the statement's transaction sees, with the
+/// relation's catalog name, by that name.
+pub fn relation_types() -> Arc<Vec<(String, &'static CompositeType)>> {
+    crate::object_scope::with(|lists| lists.map(|l| l.relation_types.clone()).unwrap_or_default())
 }
 
 /// Every composite type the statement's transaction sees, by name.
@@ -81,6 +124,11 @@ pub fn of_oid(oid: u32, typmod: i32) -> Option<SqlType> {
                         _ if oid == c.array_oid => Some(SqlType::Array(c.sql_type())),
                         _ => None,
                     })
+                })
+                .or_else(|| {
+                    (lists.relation_types.iter())
+                        .find(|(_, c)| c.oid == oid)
+                        .map(|(_, c)| SqlType::Composite(c))
                 })
         })
     })

@@ -431,6 +431,10 @@ impl<C: Columns + ?Sized> Columns for WindowBinder<'_, C> {
         self.inner.whole_row(name)
     }
 
+    fn whole_row_type(&self, name: &str) -> Option<&'static folio_row::CompositeType> {
+        self.inner.whole_row_type(name)
+    }
+
     fn ungrouped_type(&self, expr: &Expr) -> Option<SqlType> {
         self.inner.ungrouped_type(expr)
     }

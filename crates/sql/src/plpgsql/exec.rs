@@ -291,7 +291,16 @@ impl<'a, 'c> Runner<'a, 'c> {
                 }
                 DeclType::Record => (Kind::Record(None), Value::Null),
                 DeclType::Type(ty) => match self.sql_type(ty) {
-                    Ok(ty) => (Kind::Scalar(ty), Value::Null),
+                    Ok(ty) if !crate::user_types::is_relation_type(ty) => {
+                        (Kind::Scalar(ty), Value::Null)
+                    }
+                    Ok(_) => match ty {
+                        DataType::Custom(name, _) => {
+                            let table = crate::names::relation(name)?;
+                            empty_row(self.row_shape(&table)?)
+                        }
+                        _ => return Err(SqlError::new("XX000", "a row type not named")),
+                    },
                     // A table's name is its row type.
                     Err(e) => match ty {
                         DataType::Custom(name, modifiers) if modifiers.is_empty() => {

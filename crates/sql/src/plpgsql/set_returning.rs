@@ -175,7 +175,8 @@ pub fn result_of(
     {
         if let DataType::Custom(name, modifiers) = &column.data_type
             && modifiers.is_empty()
-            && crate::types::column_type(&column.data_type).is_err()
+            && crate::types::column_type(&column.data_type)
+                .map_or(true, crate::user_types::is_relation_type)
         {
             let table = crate::names::relation(name)?;
             if table == "record" {

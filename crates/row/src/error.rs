@@ -118,6 +118,14 @@ pub enum RowError {
     /// plural of the type: `dates`, `timestamps`).
     #[error("cannot subtract infinite {0}")]
     InfiniteSubtraction(&'static str),
+    /// Arrays whose shapes do not fit together, or a subscript outside
+    /// what an assignment can reach (PostgreSQL's 2202E, its message).
+    #[error("{0}")]
+    ArrayShape(String),
+    /// An array past PostgreSQL's limits: dimensions, bounds, elements
+    /// (54000, its message).
+    #[error("{0}")]
+    ArrayLimit(String),
     /// Stored bytes that are not a row or key of the expected shape.
     #[error("corrupt row or key: {0}")]
     Corrupt(String),
@@ -161,7 +169,10 @@ impl RowError {
             | RowError::NumericFieldInfinite { .. }
             | RowError::IntegerOutOfRange(_)
             | RowError::NumericFormatOverflow => "22003",
-            RowError::KeyTooLong { .. } | RowError::IndexRowTooLarge { .. } => "54000",
+            RowError::KeyTooLong { .. }
+            | RowError::IndexRowTooLarge { .. }
+            | RowError::ArrayLimit(_) => "54000",
+            RowError::ArrayShape(_) => "2202E",
             RowError::InvalidText { .. }
             | RowError::InvalidInput(_)
             | RowError::InvalidJson(_)

@@ -16,7 +16,7 @@
 //! | interval | its span (months as 30 days) in microseconds, an i128 big-endian with the sign bit flipped |
 //! | text, varchar, char, bytea | the bytes with `0x00` escaped as `0x00 0xFF`, then `0x00 0x00` (a prefix sorts first; C collation) |
 //! | range | `0x00` empty; else `0x01`, then the lower bound: `0x00` infinite, or `0x01`, the element's key, then `0x01` inclusive / `0x02` exclusive; then the upper bound: `0x01`, the element's key, then `0x00` exclusive / `0x01` inclusive, or `0x02` infinite (PostgreSQL's `range_cmp`: every element key ends itself, so the bytes order as the bounds) |
-//! | array (one dimension) | each element: `0x01` then its key, or `0x03` for NULL; then `0x00` (element by element, NULL after every value, a prefix first: PostgreSQL's `array_cmp` for arrays of lower bound 1) |
+//! | array | each element in row-major order: `0x01` then its key, or `0x03` for NULL; then `0x00` (element by element, NULL after every value, a prefix first: PostgreSQL's `array_cmp`); then, for an array neither empty nor one-dimensional of lower bound 1, `0x04`, the number of dimensions (u8), each length (u32 big-endian), each lower bound (i32, sign flipped): PostgreSQL's order of shapes after equal elements, but for one: a one-dimensional array of lower bound below 1 sorts after the lower-bound-1 array of the same elements (PostgreSQL: before), and in a descending column a plain array comes before the other shapes of its elements (PostgreSQL: after), so that keys of plain arrays stay as before session 67; equal arrays have equal keys and unequal ones unequal keys either way |
 //! | numeric | `0x01` negative / `0x02` zero / `0x03` positive / `0x04` NaN; then, for a non-zero number `0.d1..dn * 10^e`, `e` (i16, sign flipped, big-endian) and the digits as `1..=10`, ended by `0x00`; for ±Infinity `e` = `0x7FFF` (no finite numeric reaches it) and no digits; all of it inverted for negatives |
 //!
 //! Numeric keys are normalised: 1.5 and 1.50 encode equal (they are equal
@@ -26,6 +26,7 @@
 //! `1 mon`; [`SqlType::key_decodes_exactly`] tells the planner not to
 //! answer from such keys.
 
+use crate::array::{Array, Dim};
 use crate::error::RowError;
 use crate::numeric::Numeric;
 use crate::range::{Bound, Range, RangeKind};
@@ -191,18 +192,46 @@ fn value_key(v: &Value, out: &mut Vec<u8>) {
         Value::Bytea(b) => escaped(b, out),
         Value::Numeric(n) => numeric_key(n, out),
         Value::Range(r) => range_key(r, out),
-        Value::Array(items) | Value::Record(items) => {
-            for item in items {
-                match item {
-                    Value::Null => out.push(0x03),
-                    item => {
-                        out.push(0x01);
-                        value_key(item, out);
-                    }
-                }
+        Value::Array(array) => {
+            elements_key(array.items(), out);
+            if !array.is_plain() {
+                shape_key(&array.dims(), out);
             }
-            out.push(0x00);
         }
+        Value::Record(items) => elements_key(items, out),
+    }
+}
+
+/// An array's elements or a composite value's fields: each after a
+/// marker, then `0x00` (module table).
+fn elements_key(items: &[Value], out: &mut Vec<u8>) {
+    for item in items {
+        match item {
+            Value::Null => out.push(0x03),
+            item => {
+                out.push(0x01);
+                value_key(item, out);
+            }
+        }
+    }
+    out.push(0x00);
+}
+
+/// The marker before the shape of an array that is not plain (module
+/// table): above every byte that may follow an element list's `0x00`
+/// (a column's null marker, an element's or field's marker).
+const SHAPE_MARKER: u8 = 0x04;
+
+/// An array's shape after its elements (module table): the marker, the
+/// number of dimensions, their lengths, their lower bounds.
+fn shape_key(dims: &[Dim], out: &mut Vec<u8>) {
+    out.push(SHAPE_MARKER);
+    out.push(dims.len() as u8);
+    for d in dims {
+        out.extend_from_slice(&d.len.to_be_bytes());
+    }
+    for d in dims {
+        out.extend_from_slice(&((d.lower as u32) ^ 0x8000_0000).to_be_bytes());
     }
 }
 
@@ -345,6 +374,12 @@ impl KeyReader<'_> {
         Ok(if self.invert { !b } else { b })
     }
 
+    /// The next byte, not read.
+    fn peek(&self) -> Option<u8> {
+        let b = *self.rest.first()?;
+        Some(if self.invert { !b } else { b })
+    }
+
     fn array<const N: usize>(&mut self) -> Result<[u8; N], RowError> {
         let mut out = [0u8; N];
         for b in out.iter_mut() {
@@ -448,7 +483,26 @@ fn key_value(r: &mut KeyReader<'_>, ty: SqlType) -> Result<Value, RowError> {
                     m => return Err(corrupt(format!("array element marker {m:#04x}"))),
                 }
             }
-            Value::Array(items)
+            let mut dims = Vec::new();
+            if r.peek() == Some(SHAPE_MARKER) {
+                r.byte()?;
+                let ndims = usize::from(r.byte()?);
+                let lens = (0..ndims)
+                    .map(|_| Ok(u32::from_be_bytes(r.array()?)))
+                    .collect::<Result<Vec<_>, RowError>>()?;
+                for len in lens {
+                    let lower = (u32::from_be_bytes(r.array()?) ^ 0x8000_0000) as i32;
+                    dims.push(Dim { lower, len });
+                }
+            } else if !items.is_empty() {
+                dims.push(Dim {
+                    lower: 1,
+                    len: items.len() as u32,
+                });
+            }
+            let array =
+                Array::new(dims, items).map_err(|e| corrupt(format!("an array's shape: {e}")))?;
+            Value::Array(array)
         }
         // A composite value's fields as an array's elements are keyed.
         SqlType::Composite(def) => {
@@ -566,6 +620,32 @@ mod tests {
         let texts = |text: &str| Value::from_text(SqlType::Array(&SqlType::Text), text).unwrap();
         let ordered = ["{\"\"}", "{\"\",a}", "{a}", "{a,\"\"}", "{ab}", "{b}"].map(texts);
         keys_order_as_values(&ordered, SqlType::Array(&SqlType::Text));
+    }
+
+    // Proves arrays of several dimensions or other lower bounds key in
+    // PostgreSQL's order among themselves and among plain arrays of
+    // other elements, ascending and descending, and decode back with
+    // their shape; a plain array and the shaped ones of its elements
+    // have distinct keys (module table: their order is the exception).
+    #[test]
+    fn shaped_array_keys_order_and_decode() {
+        let ints = |text: &str| Value::from_text(SqlType::Array(&SqlType::Int4), text).unwrap();
+        let ordered = [
+            "{1}",
+            "[2:3]={1,2}",
+            "{{1,2}}",
+            "[0:1][1:1]={{1},{2}}",
+            "{{1},{2}}",
+            "{{1,2},{3,4}}",
+            "{1,3}",
+            "[0:0]={2}",
+        ]
+        .map(ints);
+        keys_order_as_values(&ordered, SqlType::Array(&SqlType::Int4));
+        let column = [KeyColumn::new(SqlType::Array(&SqlType::Int4), false)];
+        let plain = encode_key(&[ints("{1,2}")], &column).unwrap();
+        let lower0 = encode_key(&[ints("[0:1]={1,2}")], &column).unwrap();
+        assert_ne!(plain, lower0);
     }
 
     /// Asserts `ordered` (ascending by `sql_cmp`) encodes as keys of type

@@ -4,6 +4,7 @@
 //! `big.rs`), the row format with a null bitmap (`row_format.rs`) and the
 //! order-preserving key encoding of index keys (`key.rs`).
 
+mod array;
 mod array_text;
 mod big;
 pub mod calendar;
@@ -40,6 +41,7 @@ mod time_zone_abbreviations;
 mod types;
 mod value;
 
+pub use array::{Array, Dim, MAX_DIMS, MAX_ITEMS, too_many_dims};
 pub use composites::CompositeType;
 pub use date_styles::{
     DateOutput, DateStyle, MONTH_ABBREVS, WEEKDAY_ABBREVS, date_text, timestamp_text,

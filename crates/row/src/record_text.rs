@@ -77,7 +77,7 @@ mod tests {
             record_out(&[Value::Int4(1), inner], &TextStyle::default()),
             r#"(1,"(2,""a b"")")"#
         );
-        let array = Value::Array(vec![Value::Int4(1), Value::Int4(2)]);
+        let array = Value::Array(vec![Value::Int4(1), Value::Int4(2)].into());
         assert_eq!(record_out(&[array], &TextStyle::default()), r#"("{1,2}")"#);
     }
 }

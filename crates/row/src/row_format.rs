@@ -16,6 +16,7 @@
 //! Decoding untrusted bytes never panics: every length is checked against
 //! what is left, and nothing is allocated beyond the input's size.
 
+use crate::array::{Array, Dim};
 use crate::error::RowError;
 use crate::numeric::Numeric;
 use crate::range::{Bound, Range, RangeKind};
@@ -256,10 +257,30 @@ fn decode_range(b: &[u8], kind: RangeKind) -> Result<Value, RowError> {
 
 /// An array's stored bytes (what its length word counts): the element
 /// count (u32), a null bitmap of `ceil(count / 8)` bytes (bit set = NULL),
-/// then the non-NULL elements as a row's values are stored.
-fn array_payload(items: &[Value], element: SqlType) -> Result<Vec<u8>, RowError> {
-    fields_payload(items, |_| element)
+/// then the non-NULL elements as a row's values are stored. An array that
+/// is neither empty nor one-dimensional of lower bound 1 (`Array::is_plain`)
+/// starts with its shape: a u32 of [`SHAPED`] plus the number of
+/// dimensions, then each dimension's lower bound (i32) and length (u32);
+/// element counts stay far below [`SHAPED`], so plain arrays are stored
+/// as before session 67.
+fn array_payload(array: &Array, element: SqlType) -> Result<Vec<u8>, RowError> {
+    if array.is_plain() {
+        return fields_payload(array.items(), |_| element);
+    }
+    let dims = array.dims();
+    let mut out = Vec::with_capacity(4 + dims.len() * 8);
+    out.extend_from_slice(&(SHAPED | dims.len() as u32).to_le_bytes());
+    for d in &dims {
+        out.extend_from_slice(&d.lower.to_le_bytes());
+        out.extend_from_slice(&d.len.to_le_bytes());
+    }
+    out.extend_from_slice(&fields_payload(array.items(), |_| element)?);
+    Ok(out)
 }
+
+/// The top bit of an array's first word: its shape follows
+/// ([`array_payload`]).
+const SHAPED: u32 = 1 << 31;
 
 /// The stored bytes of a list of values, value `i` of type `type_of(i)`:
 /// an array's elements ([`array_payload`]), or a composite value's fields
@@ -289,7 +310,26 @@ fn fields_payload(
 
 /// The array of `element`s stored as `b` ([`array_payload`]).
 fn decode_array(b: &[u8], element: SqlType) -> Result<Value, RowError> {
-    decode_fields(b, None, |_| element).map(Value::Array)
+    let Some(first) = b.get(..4) else {
+        return Err(corrupt("an array shorter than its count"));
+    };
+    let first = u32::from_le_bytes(first.try_into().expect("4"));
+    if first & SHAPED == 0 {
+        return decode_fields(b, None, |_| element).map(|items| Value::Array(items.into()));
+    }
+    let ndims = (first & !SHAPED) as usize;
+    if ndims > crate::array::MAX_DIMS || b.len() < 4 + ndims * 8 {
+        return Err(corrupt("an array's shape cut short"));
+    }
+    let dims = (b[4..4 + ndims * 8].chunks_exact(8))
+        .map(|d| Dim {
+            lower: i32::from_le_bytes(d[..4].try_into().expect("4")),
+            len: u32::from_le_bytes(d[4..].try_into().expect("4")),
+        })
+        .collect();
+    let items = decode_fields(&b[4 + ndims * 8..], None, |_| element)?;
+    let array = Array::new(dims, items).map_err(|e| corrupt(format!("an array's shape: {e}")))?;
+    Ok(Value::Array(array))
 }
 
 /// The value of composite type `def` stored as `b` ([`fields_payload`]).
@@ -859,15 +899,24 @@ mod tests {
     fn arrays_round_trip_and_bad_bytes_are_errors() {
         let texts = SqlType::Text.array_of().unwrap();
         let ints = SqlType::Int4.array_of().unwrap();
-        let types = [ints, texts, texts];
+        let types = [ints, texts, texts, ints];
+        let shaped = Array::new(
+            vec![Dim { lower: 0, len: 2 }, Dim { lower: -5, len: 2 }],
+            vec![Value::Int4(1), Value::Null, Value::Int4(3), Value::Int4(4)],
+        )
+        .unwrap();
         let values = [
-            Value::Array(vec![Value::Int4(1), Value::Null, Value::Int4(-3)]),
-            Value::Array(vec![
-                Value::Text("a".into()),
-                Value::Null,
-                Value::Text("é c".into()),
-            ]),
-            Value::Array(vec![]),
+            Value::Array(vec![Value::Int4(1), Value::Null, Value::Int4(-3)].into()),
+            Value::Array(
+                vec![
+                    Value::Text("a".into()),
+                    Value::Null,
+                    Value::Text("é c".into()),
+                ]
+                .into(),
+            ),
+            Value::Array(Array::default()),
+            Value::Array(shaped),
         ];
         let row = encode_row(&values, &types).unwrap();
         assert_eq!(decode_row(&row, &types).unwrap(), values);
@@ -877,7 +926,7 @@ mod tests {
         }
         assert_eq!(value_payload(&Value::Int4(1), SqlType::Int4).unwrap(), None);
         // A mismatched element type is refused.
-        let wrong = [Value::Array(vec![Value::Text("x".into())])];
+        let wrong = [Value::Array(vec![Value::Text("x".into())].into())];
         assert!(encode_row(&wrong, &[ints]).is_err());
         // Every cut of the first array's payload, and a huge count.
         let payload = value_payload(&values[0], ints).unwrap().unwrap();
@@ -887,6 +936,15 @@ mod tests {
         let mut huge = payload.clone();
         huge[..4].copy_from_slice(&u32::MAX.to_le_bytes());
         assert!(value_from_payload(&huge, ints).is_err());
+        // Every cut of the shaped array's payload, and a shape whose
+        // lengths do not multiply to the count.
+        let payload = value_payload(&values[3], ints).unwrap().unwrap();
+        for n in 0..payload.len() {
+            assert!(value_from_payload(&payload[..n], ints).is_err(), "{n}");
+        }
+        let mut wrong_shape = payload.clone();
+        wrong_shape[8..12].copy_from_slice(&3u32.to_le_bytes());
+        assert!(value_from_payload(&wrong_shape, ints).is_err());
     }
 
     // Proves a long numeric may be stored out of line: its payload is its

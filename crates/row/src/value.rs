@@ -1,5 +1,6 @@
 //! SQL values, and how one is fitted to a column's type.
 
+use crate::array::Array;
 use crate::enums::EnumValue;
 use crate::error::RowError;
 use crate::interval::Interval;
@@ -35,8 +36,9 @@ pub enum Value {
     TimeTz(TimeTz),
     Uuid([u8; 16]),
     Interval(Interval),
-    /// A one-dimensional array (its elements of one type, or NULL).
-    Array(Vec<Value>),
+    /// An array: its elements of one type, or NULL, and its dimensions
+    /// (`array.rs`).
+    Array(Array),
     /// A row value: its fields, each of its own type or NULL
     /// (`SqlType::Record`; text form `record_text.rs`).
     Record(Vec<Value>),
@@ -57,6 +59,11 @@ pub enum Value {
 }
 
 impl Value {
+    /// A one-dimensional array of lower bound 1 of `items`.
+    pub fn array(items: Vec<Value>) -> Value {
+        Value::Array(Array::from_items(items))
+    }
+
     /// The name of the value's type (for errors).
     pub fn type_name(&self) -> &'static str {
         match self {
@@ -179,12 +186,9 @@ impl Value {
             (Value::Numeric(n), SqlType::Numeric(Some((precision, scale)))) => {
                 Value::Numeric(n.fit_typmod(precision, scale)?)
             }
-            (Value::Array(items), SqlType::Array(element)) => Value::Array(
-                items
-                    .into_iter()
-                    .map(|v| v.fit(*element))
-                    .collect::<Result<_, _>>()?,
-            ),
+            (Value::Array(items), SqlType::Array(element)) => {
+                Value::Array(items.try_map(|v| v.fit(*element))?)
+            }
             // A composite type's fields, each to its type.
             (Value::Record(fields), SqlType::Composite(def))
                 if fields.len() == def.fields.len() =>
@@ -255,6 +259,17 @@ impl Value {
         }
     }
 
+    /// The order of two values of one type, a NULL after every value and
+    /// equal to a NULL (elements of arrays, fields of rows).
+    pub fn cmp_nulls_last(x: &Value, y: &Value) -> Option<Ordering> {
+        Some(match (x, y) {
+            (Value::Null, Value::Null) => Ordering::Equal,
+            (Value::Null, _) => Ordering::Greater,
+            (_, Value::Null) => Ordering::Less,
+            (x, y) => x.sql_cmp(y)?,
+        })
+    }
+
     /// PostgreSQL's order of two non-null values of one type (floats: -0 =
     /// 0, NaN greatest and equal to itself; text: byte order, the C
     /// collation). `None` for values of different types or a null.
@@ -293,19 +308,15 @@ impl Value {
             (Value::Enum(a), Value::Enum(b)) if a.ty.oid == b.ty.oid => {
                 a.sort().total_cmp(&b.sort())
             }
-            // Element by element, a NULL after every value (PostgreSQL's
-            // array order), then the shorter first.
+            // Element by element, a NULL after every value, then the
+            // shape (PostgreSQL's array order: `Array::cmp_by`).
+            (Value::Array(a), Value::Array(b)) => a.cmp_by(b, Value::cmp_nulls_last)?,
             // Field by field, the same order (PostgreSQL's record_cmp,
             // which btree, DISTINCT and `t = t2` of whole rows use: two
             // NULL fields are equal).
-            (Value::Array(a), Value::Array(b)) | (Value::Record(a), Value::Record(b)) => {
+            (Value::Record(a), Value::Record(b)) => {
                 for (x, y) in a.iter().zip(b) {
-                    let order = match (x, y) {
-                        (Value::Null, Value::Null) => Ordering::Equal,
-                        (Value::Null, _) => Ordering::Greater,
-                        (_, Value::Null) => Ordering::Less,
-                        (x, y) => x.sql_cmp(y)?,
-                    };
+                    let order = Value::cmp_nulls_last(x, y)?;
                     if order.is_ne() {
                         return Some(order);
                     }

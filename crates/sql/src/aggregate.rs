@@ -223,6 +223,8 @@ impl Kind {
             Kind::BoolAnd | Kind::BoolOr => SqlType::Bool,
             Kind::Regression(which) => which.ty(),
             // (`bind_call` refuses an argument without an array type.)
+            // Of arrays: one more dimension, the same type.
+            Kind::ArrayAgg if arg.element().is_some() => arg,
             Kind::ArrayAgg => arg.array_of().unwrap_or(SqlType::Text),
             Kind::JsonAgg { jsonb: true } | Kind::JsonObjectAgg { jsonb: true } => SqlType::Jsonb,
             Kind::JsonAgg { jsonb: false } | Kind::JsonObjectAgg { jsonb: false } => SqlType::Json,
@@ -599,7 +601,7 @@ pub fn bind_call<C: Columns + ?Sized>(
             arg_type.name()
         )));
     }
-    if kind == Kind::ArrayAgg && arg_type.array_of().is_none() {
+    if kind == Kind::ArrayAgg && arg_type.array_of().is_none() && arg_type.element().is_none() {
         return Err(SqlError::unsupported(format!(
             "array_agg of type {}",
             arg_type.name()
@@ -1389,7 +1391,8 @@ fn result(call: &Call, state: State) -> Result<Value, SqlError> {
         },
         State::Array(Some(items)) => match call.kind {
             Kind::JsonAgg { jsonb } => crate::json_build::agg(jsonb, &items)?,
-            _ => Value::Array(items),
+            _ if items.iter().any(|v| matches!(v, Value::Array(_))) => agg_arrays(items)?,
+            _ => Value::array(items),
         },
         State::Pairs(Some(pairs)) => match call.kind {
             Kind::JsonObjectAgg { jsonb } => crate::json_build::object_agg(jsonb, &pairs)?,
@@ -1529,6 +1532,30 @@ fn avg(sum: Value, n: i64) -> Result<Value, SqlError> {
         &sum,
         &Numeric::from_i64(n),
     )?))
+}
+
+/// `array_agg` of arrays: [`crate::array_functions::stack`]ed, with
+/// PostgreSQL's errors for a NULL (22004), an empty array or arrays of
+/// other dimensions (2202E).
+pub(crate) fn agg_arrays(items: Vec<Value>) -> Result<Value, SqlError> {
+    let mut arrays = Vec::with_capacity(items.len());
+    for item in items {
+        match item {
+            // An empty one first (PostgreSQL's order of its checks);
+            // after others it is of other dimensions.
+            Value::Array(a) if a.is_empty() && arrays.is_empty() => {
+                return Err(SqlError::new("2202E", "cannot accumulate empty arrays"));
+            }
+            Value::Array(a) => arrays.push(a),
+            _ => return Err(SqlError::new("22004", "cannot accumulate null arrays")),
+        }
+    }
+    crate::array_functions::stack(arrays)?.ok_or_else(|| {
+        SqlError::new(
+            "2202E",
+            "cannot accumulate arrays of different dimensionality",
+        )
+    })
 }
 
 #[cfg(test)]

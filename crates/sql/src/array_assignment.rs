@@ -467,7 +467,7 @@ fn too_large() -> SqlError {
 pub fn assign(target: Target, args: Vec<Value>) -> Result<Value, SqlError> {
     let mut args = args.into_iter();
     let mut items = match args.next() {
-        Some(Value::Array(items)) => items,
+        Some(Value::Array(items)) => items.into_items(),
         _ => Vec::new(),
     };
     let mut bound = || -> Result<i64, SqlError> {
@@ -500,13 +500,13 @@ pub fn assign(target: Target, args: Vec<Value>) -> Result<Value, SqlError> {
     let value = args.next().unwrap_or(Value::Null);
     let source = match (target, value) {
         (Target::Element, v) => vec![v],
-        (Target::Slice { .. }, Value::Null) => return Ok(Value::Array(items)),
-        (Target::Slice { .. }, Value::Array(source)) => source,
+        (Target::Slice { .. }, Value::Null) => return Ok(Value::array(items)),
+        (Target::Slice { .. }, Value::Array(source)) => source.into_items(),
         (Target::Slice { .. }, v) => vec![v],
     };
     if upper < lower {
         if len == 0 {
-            return Ok(Value::Array(items));
+            return Ok(Value::array(items));
         }
         return Err(SqlError::new(
             "2202E",
@@ -535,7 +535,7 @@ pub fn assign(target: Target, args: Vec<Value>) -> Result<Value, SqlError> {
     {
         *slot = v;
     }
-    Ok(Value::Array(items))
+    Ok(Value::array(items))
 }
 
 #[cfg(test)]

@@ -29,15 +29,13 @@ pub enum CatOf {
 pub enum ArrayFunc {
     /// `ARRAY[a, b, ...]` (its arguments cast to one type when bound).
     Construct,
-    /// `array[i]`: the element, NULL outside the array.
-    Element,
-    /// `array[l:u]`, `array[:u]`, `array[l:]`, `array[:]`: the slice
-    /// (`array_subscripts::slice`); its arguments are the array and the
+    /// `ARRAY[a, b, ...]` of arrays, `ARRAY[[1, 2], [3, 4]]`: one more
+    /// dimension ([`nest`]); its arguments cast to one array type.
+    Nest,
+    /// `array[i]...`, an element, or `array[l:u]...`, a slice
+    /// (`array_subscripts.rs`); its arguments are the array and the
     /// bounds written.
-    Slice {
-        lower: bool,
-        upper: bool,
-    },
+    Subscript(crate::array_subscripts::Subscripts),
     /// `a[...] = x` in a SET list: the array with the subscript
     /// assigned (`array_assignment::assign`); its arguments are the
     /// array, the bounds written and the value.
@@ -89,13 +87,22 @@ pub enum ArrayFunc {
         insensitive: bool,
         all: bool,
     },
+    /// `array_dims(array)`: `[l:u]` for each dimension (NULL for none).
+    Dims,
+    /// `array_ndims(array)` (NULL for an empty array).
+    Ndims,
+    /// `array_fill(value, dims [, lower bounds])` ([`fill`]).
+    Fill,
     /// `trim_array(array, n)`: without its last `n` elements (2202E
     /// unless `n` is from 0 to the length).
     Trim,
 }
 
 /// The array functions called by name.
-const NAMES: [(&str, ArrayFunc); 14] = [
+const NAMES: [(&str, ArrayFunc); 17] = [
+    ("array_dims", ArrayFunc::Dims),
+    ("array_ndims", ArrayFunc::Ndims),
+    ("array_fill", ArrayFunc::Fill),
     ("array_to_string", ArrayFunc::ToString),
     ("string_to_array", ArrayFunc::FromString),
     ("array_upper", ArrayFunc::Upper),
@@ -126,14 +133,13 @@ impl ArrayFunc {
     /// Whether `count` arguments are accepted.
     pub fn takes(self, count: usize) -> bool {
         match self {
-            ArrayFunc::Construct => true,
-            ArrayFunc::Cardinality => count == 1,
+            ArrayFunc::Construct | ArrayFunc::Nest => true,
+            ArrayFunc::Cardinality | ArrayFunc::Dims | ArrayFunc::Ndims => count == 1,
+            ArrayFunc::Fill => (2..=3).contains(&count),
             ArrayFunc::ToString | ArrayFunc::FromString => (2..=3).contains(&count),
             ArrayFunc::Replace => count == 3,
             ArrayFunc::Position => (2..=3).contains(&count),
-            ArrayFunc::Slice { lower, upper } => {
-                count == 1 + usize::from(lower) + usize::from(upper)
-            }
+            ArrayFunc::Subscript(s) => count == 1 + s.args(),
             ArrayFunc::Assign(target) => count == 2 + target.bounds(),
             _ => count == 2,
         }
@@ -144,6 +150,7 @@ impl ArrayFunc {
         !matches!(
             self,
             ArrayFunc::Construct
+                | ArrayFunc::Nest
                 | ArrayFunc::Assign(_)
                 | ArrayFunc::Compare { .. }
                 | ArrayFunc::Like { .. }
@@ -156,6 +163,7 @@ impl ArrayFunc {
                 | ArrayFunc::Replace
                 | ArrayFunc::FromString
                 | ArrayFunc::ToString
+                | ArrayFunc::Fill
         )
     }
 
@@ -165,7 +173,8 @@ impl ArrayFunc {
             ArrayFunc::Construct => element_type(args)
                 .array_of()
                 .unwrap_or(SqlType::Array(&SqlType::Text)),
-            ArrayFunc::Element => args
+            ArrayFunc::Nest => element_type(args),
+            ArrayFunc::Subscript(s) if !s.slice => args
                 .first()
                 .and_then(|a| a.element())
                 .unwrap_or(SqlType::Text),
@@ -174,7 +183,7 @@ impl ArrayFunc {
             | ArrayFunc::Contains
             | ArrayFunc::ContainedBy
             | ArrayFunc::Overlaps => SqlType::Bool,
-            ArrayFunc::Slice { .. } | ArrayFunc::Assign(_) | ArrayFunc::Trim => args
+            ArrayFunc::Subscript(_) | ArrayFunc::Assign(_) | ArrayFunc::Trim => args
                 .first()
                 .copied()
                 .unwrap_or(SqlType::Array(&SqlType::Text)),
@@ -187,7 +196,10 @@ impl ArrayFunc {
                 .copied()
                 .find(|t| t.element().is_some())
                 .unwrap_or(SqlType::Array(&SqlType::Text)),
-            ArrayFunc::ToString => SqlType::Text,
+            ArrayFunc::ToString | ArrayFunc::Dims => SqlType::Text,
+            ArrayFunc::Fill => {
+                (args.first().and_then(|t| t.array_of())).unwrap_or(SqlType::Array(&SqlType::Text))
+            }
             ArrayFunc::Positions => SqlType::Array(&SqlType::Int4),
             ArrayFunc::FromString => SqlType::Array(&SqlType::Text),
             _ => SqlType::Int4,
@@ -197,7 +209,10 @@ impl ArrayFunc {
     /// Its value.
     pub fn eval(self, args: Vec<Value>) -> Result<Value, SqlError> {
         if self == ArrayFunc::Construct {
-            return Ok(Value::Array(args));
+            return Ok(Value::array(args));
+        }
+        if self == ArrayFunc::Nest {
+            return nest(args);
         }
         if let ArrayFunc::Assign(target) = self {
             return crate::array_assignment::assign(target, args);
@@ -223,22 +238,25 @@ impl ArrayFunc {
             }
             return Ok(match <[Value; 2]>::try_from(args) {
                 Ok([Value::Null, Value::Null]) | Err(_) => Value::Null,
-                Ok([Value::Array(mut a), Value::Array(b)]) => {
+                Ok([Value::Array(a), Value::Array(b)]) => {
+                    let mut a = a.into_items();
                     a.extend(b);
-                    Value::Array(a)
+                    Value::array(a)
                 }
                 Ok([Value::Array(a), Value::Null] | [Value::Null, Value::Array(a)]) => {
                     Value::Array(a)
                 }
-                Ok([Value::Array(mut a), element]) => {
+                Ok([Value::Array(a), element]) => {
+                    let mut a = a.into_items();
                     a.push(element);
-                    Value::Array(a)
+                    Value::array(a)
                 }
-                Ok([element, Value::Array(mut b)]) => {
+                Ok([element, Value::Array(b)]) => {
+                    let mut b = b.into_items();
                     b.insert(0, element);
-                    Value::Array(b)
+                    Value::array(b)
                 }
-                Ok([a, b]) => Value::Array(vec![a, b]),
+                Ok([a, b]) => Value::array(vec![a, b]),
             });
         }
         if let Some(changed) = self.change(&args) {
@@ -246,6 +264,9 @@ impl ArrayFunc {
         }
         if self == ArrayFunc::FromString {
             return Ok(split(&args));
+        }
+        if self == ArrayFunc::Fill {
+            return fill(args);
         }
         let mut args = args.into_iter();
         let first = args.next().unwrap_or(Value::Null);
@@ -256,29 +277,29 @@ impl ArrayFunc {
             };
             return any_or_all(&first, items.into_iter().map(Ok), cmp, all);
         }
+        if let (ArrayFunc::Subscript(s), Value::Array(array)) = (self, &first) {
+            let rest: Vec<Value> = args.collect();
+            return Ok(match (s.bounds(&rest), s.slice) {
+                (None, _) => Value::Null,
+                (Some(bounds), true) => crate::array_subscripts::slice(array, &bounds),
+                (Some(bounds), false) => {
+                    let at: Vec<i64> = bounds.iter().filter_map(|b| b.0).collect();
+                    crate::array_subscripts::element(array, &at)
+                }
+            });
+        }
         let items = match first {
             Value::Null => return Ok(Value::Null),
             array => items_of(array)?,
         };
         let second = args.next().unwrap_or(Value::Null);
-        if let ArrayFunc::Slice { lower, upper } = self {
-            let mut bounds = std::iter::once(second).chain(args);
-            let mut bound = |written: bool| match written {
-                true => crate::functions::int_arg(&bounds.next().unwrap_or(Value::Null)).map(Some),
-                false => Ok(None),
-            };
-            return match (bound(lower), bound(upper)) {
-                (Ok(l), Ok(u)) => Ok(crate::array_subscripts::slice(items, l, u)),
-                _ => Ok(Value::Null),
-            };
-        }
         let len = items.len() as i32;
-        let dimension_one = |v: &Value| crate::functions::int_arg(v).is_ok_and(|d| d == 1);
+        // Dimension `v` (from 1) of the array, if it has it.
+        let dimension = |v: &Value| match crate::functions::int_arg(v) {
+            Ok(d) if d >= 1 => items.dim(d as usize - 1),
+            _ => None,
+        };
         Ok(match self {
-            ArrayFunc::Element => match crate::functions::int_arg(&second) {
-                Ok(i) if i >= 1 && i <= i64::from(len) => items[i as usize - 1].clone(),
-                _ => Value::Null,
-            },
             // Not strict in its NULL string (PostgreSQL's three-argument
             // form): a NULL one leaves NULL elements out.
             ArrayFunc::ToString if second == Value::Null => Value::Null,
@@ -294,12 +315,23 @@ impl ArrayFunc {
                     .collect();
                 Value::Text(parts.join(&separator))
             }
-            ArrayFunc::Upper | ArrayFunc::Length if len > 0 && dimension_one(&second) => {
-                Value::Int4(len)
-            }
-            ArrayFunc::Lower if len > 0 && dimension_one(&second) => Value::Int4(1),
-            ArrayFunc::Upper | ArrayFunc::Length | ArrayFunc::Lower => Value::Null,
+            ArrayFunc::Upper | ArrayFunc::Length | ArrayFunc::Lower => match dimension(&second) {
+                None => Value::Null,
+                Some(d) => Value::Int4(match self {
+                    ArrayFunc::Upper => d.upper(),
+                    ArrayFunc::Lower => d.lower,
+                    _ => d.len as i32,
+                }),
+            },
             ArrayFunc::Cardinality => Value::Int4(len),
+            ArrayFunc::Ndims if items.ndims() == 0 => Value::Null,
+            ArrayFunc::Ndims => Value::Int4(items.ndims() as i32),
+            ArrayFunc::Dims if items.ndims() == 0 => Value::Null,
+            ArrayFunc::Dims => Value::Text(
+                (items.dims().iter())
+                    .map(|d| format!("[{}:{}]", d.lower, d.upper()))
+                    .collect(),
+            ),
             ArrayFunc::Trim => {
                 let n = crate::functions::int_arg(&second)?;
                 if n < 0 || n > i64::from(len) {
@@ -350,16 +382,18 @@ impl ArrayFunc {
                     .collect(),
             ),
             ArrayFunc::Construct
+            | ArrayFunc::Nest
             | ArrayFunc::Assign(_)
             | ArrayFunc::Like { .. }
             | ArrayFunc::Compare { .. }
-            | ArrayFunc::Slice { .. }
+            | ArrayFunc::Subscript(_)
             | ArrayFunc::Cat(_)
             | ArrayFunc::Append
             | ArrayFunc::Prepend
             | ArrayFunc::Remove
             | ArrayFunc::Replace
-            | ArrayFunc::FromString => {
+            | ArrayFunc::FromString
+            | ArrayFunc::Fill => {
                 unreachable!("evaluated above")
             }
         })
@@ -371,19 +405,19 @@ impl ArrayFunc {
     /// `array_replace` makes of `args` (`None`: another function).
     fn change(self, args: &[Value]) -> Option<Value> {
         let items = |v: &Value| match v {
-            Value::Array(items) => Some(items.clone()),
+            Value::Array(items) => Some(items.items().to_vec()),
             _ => None,
         };
         Some(match (self, args) {
             (ArrayFunc::Append, [array, element]) => {
                 let mut all = items(array).unwrap_or_default();
                 all.push(element.clone());
-                Value::Array(all)
+                Value::array(all)
             }
             (ArrayFunc::Prepend, [element, array]) => {
                 let mut all = vec![element.clone()];
                 all.extend(items(array).unwrap_or_default());
-                Value::Array(all)
+                Value::array(all)
             }
             (ArrayFunc::Remove, [array, gone]) => match items(array) {
                 None => Value::Null,
@@ -562,13 +596,137 @@ pub fn bind_change(
     Ok(Ok(Scalar::Func(Func::Array(f), fitted)))
 }
 
+/// Arrays of one shape stacked as the rows of one more dimension, of
+/// lower bound 1, before theirs (`ARRAY[a, b]` of arrays, `array_agg`
+/// of arrays); `None` when their dimensions differ (lengths or lower
+/// bounds) or there are none.
+pub(crate) fn stack(subs: Vec<folio_row::Array>) -> Result<Option<Value>, SqlError> {
+    let Some(first) = subs.first() else {
+        return Ok(None);
+    };
+    let inner = first.dims();
+    if inner.is_empty() || subs.iter().any(|a| a.dims() != inner) {
+        return Ok(None);
+    }
+    let mut dims = vec![folio_row::Dim {
+        lower: 1,
+        len: subs.len() as u32,
+    }];
+    if dims.len() + inner.len() > folio_row::MAX_DIMS {
+        return Err(folio_row::too_many_dims(dims.len() + inner.len()).into());
+    }
+    dims.extend(inner);
+    let items = subs
+        .into_iter()
+        .flat_map(folio_row::Array::into_items)
+        .collect();
+    Ok(Some(Value::Array(folio_row::Array::new(dims, items)?)))
+}
+
+/// `ARRAY[a, b, ...]` of arrays (`ArrayFunc::Nest`): [`stack`]ed, NULL
+/// and empty ones skipped when all are (an empty array), else 2202E
+/// (PostgreSQL's `ExecEvalArrayExpr`).
+pub(crate) fn nest(subs: Vec<Value>) -> Result<Value, SqlError> {
+    let mismatch = || {
+        SqlError::new(
+            "2202E",
+            "multidimensional arrays must have array expressions with matching dimensions",
+        )
+    };
+    let total = subs.len();
+    let arrays: Vec<folio_row::Array> = (subs.into_iter())
+        .filter_map(|v| match v {
+            Value::Array(a) => Some(a),
+            _ => None,
+        })
+        .collect();
+    if arrays.iter().all(|a| a.is_empty()) {
+        return Ok(Value::array(Vec::new()));
+    }
+    if arrays.len() != total {
+        return Err(mismatch());
+    }
+    stack(arrays)?.ok_or_else(mismatch)
+}
+
+/// `array_fill(value, dims [, lower bounds])`: an array of `dims`, each
+/// element `value`, its lower bounds 1 or those given (PostgreSQL's
+/// errors: 22004 for a NULL array or dimension, 2202E for lower bounds
+/// of another count, 54000 past the limits; a dimension of 0 or none
+/// gives an empty array).
+fn fill(args: Vec<Value>) -> Result<Value, SqlError> {
+    let mut args = args.into_iter();
+    let value = args.next().unwrap_or(Value::Null);
+    let ints = |v: Option<Value>| -> Result<Option<Vec<i64>>, SqlError> {
+        match v {
+            None => Ok(None),
+            Some(Value::Array(a)) => {
+                if a.ndims() > 1 {
+                    return Err(SqlError::new("2202E", "wrong number of array subscripts")
+                        .with_detail("Dimension array must be one dimensional."));
+                }
+                a.iter()
+                    .map(|v| match v {
+                        Value::Null => {
+                            Err(SqlError::new("22004", "dimension values cannot be null"))
+                        }
+                        v => crate::functions::int_arg(v),
+                    })
+                    .collect::<Result<Vec<_>, _>>()
+                    .map(Some)
+            }
+            Some(_) => Err(SqlError::new(
+                "22004",
+                "dimension array or low bound array cannot be null",
+            )),
+        }
+    };
+    let Some(lens) = ints(args.next())? else {
+        return Err(SqlError::new(
+            "22004",
+            "dimension array or low bound array cannot be null",
+        ));
+    };
+    let lowers = ints(args.next())?;
+    if lowers.as_ref().is_some_and(|l| l.len() != lens.len()) {
+        return Err(SqlError::new("2202E", "wrong number of array subscripts")
+            .with_detail("Low bound array has different size than dimensions array."));
+    }
+    if lens.len() > folio_row::MAX_DIMS {
+        return Err(folio_row::too_many_dims(lens.len()).into());
+    }
+    let too_large = || {
+        SqlError::new(
+            "54000",
+            format!(
+                "array size exceeds the maximum allowed ({})",
+                folio_row::MAX_ITEMS
+            ),
+        )
+    };
+    let mut count: i64 = i64::from(!lens.is_empty());
+    let mut dims = Vec::with_capacity(lens.len());
+    for (d, len) in lens.iter().enumerate() {
+        let len = u32::try_from(*len).map_err(|_| too_large())?;
+        count = count.saturating_mul(i64::from(len));
+        if count > folio_row::MAX_ITEMS as i64 {
+            return Err(too_large());
+        }
+        let lower = lowers.as_ref().map_or(1, |l| l[d]);
+        let lower = i32::try_from(lower).map_err(|_| too_large())?;
+        dims.push(folio_row::Dim { lower, len });
+    }
+    let items = vec![value; count as usize];
+    Ok(Value::Array(folio_row::Array::new(dims, items)?))
+}
+
 /// `string_to_array`'s value (`ArrayFunc::FromString`).
 pub(crate) fn split(args: &[Value]) -> Value {
     let Some(Value::Text(input)) = args.first() else {
         return Value::Null;
     };
     if input.is_empty() {
-        return Value::Array(Vec::new());
+        return Value::array(Vec::new());
     }
     let pieces: Vec<&str> = match args.get(1) {
         Some(Value::Text(d)) if d.is_empty() => vec![input.as_str()],
@@ -626,8 +784,8 @@ fn text(v: &Value) -> String {
     types::text_output(v).unwrap_or_default()
 }
 
-/// An array's elements, or 42804 for a value that is not an array.
-fn items_of(v: Value) -> Result<Vec<Value>, SqlError> {
+/// An array, or 42804 for a value that is not an array.
+fn items_of(v: Value) -> Result<folio_row::Array, SqlError> {
     match v {
         Value::Array(items) => Ok(items),
         other => Err(SqlError::new(
@@ -708,7 +866,9 @@ mod tests {
             .eval(vec![a.clone(), Value::Int4(2)])
             .unwrap();
         assert_eq!(at, Value::Int4(2));
-        let e = ArrayFunc::Element.eval(vec![a, Value::Int4(3)]).unwrap();
+        let e = ArrayFunc::Subscript(crate::array_subscripts::Subscripts::element(1))
+            .eval(vec![a, Value::Int4(3)])
+            .unwrap();
         assert_eq!(e, Value::Null);
     }
 }

@@ -49,13 +49,13 @@ pub fn bind(
     Ok(Some(match (name, args) {
         ("enum_first", _) => Scalar::Const(edge(labels.first())),
         ("enum_last", _) => Scalar::Const(edge(labels.last())),
-        ("enum_range", [_]) => Scalar::Const(Value::Array(labels)),
+        ("enum_range", [_]) => Scalar::Const(Value::array(labels)),
         _ => Scalar::Func(
             Func::EnumRange,
             vec![
                 args[0].clone(),
                 args[1].clone(),
-                Scalar::Const(Value::Array(labels)),
+                Scalar::Const(Value::array(labels)),
             ],
         ),
     }))

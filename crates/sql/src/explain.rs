@@ -1370,18 +1370,24 @@ pub(crate) fn deparse(s: &Scalar, columns: &[String], types: &[SqlType]) -> Stri
         Scalar::Func(Func::Array(f), args) => {
             let a: Vec<String> = args.iter().map(d).collect();
             match (f, a.as_slice()) {
-                (ArrayFunc::Construct, _) => format!("ARRAY[{}]", a.join(", ")),
-                (ArrayFunc::Element, [array, i]) => {
-                    format!("{}[{i}]", subscripted(&args[0], array))
-                }
-                (ArrayFunc::Slice { lower, upper }, [array, bounds @ ..]) => {
+                (ArrayFunc::Construct | ArrayFunc::Nest, _) => format!("ARRAY[{}]", a.join(", ")),
+                (ArrayFunc::Subscript(s), [array, bounds @ ..]) => {
                     let mut bounds = bounds.iter();
                     let mut bound = |written: bool| match written {
                         true => bounds.next().map_or("", String::as_str),
                         false => "",
                     };
-                    let (l, u) = (bound(*lower), bound(*upper));
-                    format!("{}[{l}:{u}]", subscripted(&args[0], array))
+                    let mut out = subscripted(&args[0], array);
+                    for d in 0..s.count {
+                        if s.slice {
+                            let l = bound(s.lower & (1 << d) != 0);
+                            let u = bound(s.upper & (1 << d) != 0);
+                            out.push_str(&format!("[{l}:{u}]"));
+                        } else {
+                            out.push_str(&format!("[{}]", bound(true)));
+                        }
+                    }
+                    out
                 }
                 (ArrayFunc::Cat(_), [x, y]) => format!("({x} || {y})"),
                 (ArrayFunc::Contains, [x, y]) => format!("({x} @> {y})"),

@@ -380,7 +380,7 @@ fn field(member: Member<'_>, ty: SqlType, key: &str) -> Result<Value, SqlError> 
                     .into_iter()
                     .map(|item| field(item, *element, key))
                     .collect::<Result<Vec<Value>, SqlError>>()?;
-                return Ok(Value::Array(values));
+                return Ok(Value::array(values));
             }
             match member.string()? {
                 Some(literal) => input(literal),

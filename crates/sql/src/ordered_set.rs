@@ -246,7 +246,7 @@ pub fn result(
         Value::Null => Ok(Value::Null),
         Value::Array(items) => {
             // Every fraction is checked before any row is read.
-            let fractions = fractions_of(items)?;
+            let fractions = fractions_of(items.into_items())?;
             if values.is_empty() {
                 return Ok(Value::Null);
             }
@@ -274,7 +274,7 @@ fn fractions_of(items: Vec<Value>) -> Result<Vec<Fractions>, SqlError> {
         .map(|v| {
             Ok(match v {
                 Value::Null => Fractions::One(None),
-                Value::Array(inner) => Fractions::Many(fractions_of(inner)?),
+                Value::Array(inner) => Fractions::Many(fractions_of(inner.into_items())?),
                 v => Fractions::One(Some(fraction(v)?)),
             })
         })

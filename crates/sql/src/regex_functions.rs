@@ -128,7 +128,7 @@ impl RegexFunc {
                 let flags = not_global(flags(2)?, "regexp_match()")?;
                 let regex = compiled(&pattern, flags)?;
                 match matches_in(&regex, &source, 0, true)?.first() {
-                    Some(hit) => Value::Array(match_array(&source, hit)),
+                    Some(hit) => Value::array(match_array(&source, hit)),
                     None => Value::Null,
                 }
             }
@@ -305,7 +305,7 @@ pub fn all_matches(text: &str, pattern: &str, flags: &str) -> Result<Vec<Value>,
     let regex = compiled(pattern, flags)?;
     Ok(matches_in(&regex, text, 0, !flags.global)?
         .iter()
-        .map(|hit| Value::Array(match_array(text, hit)))
+        .map(|hit| Value::array(match_array(text, hit)))
         .collect())
 }
 

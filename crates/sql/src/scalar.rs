@@ -813,7 +813,7 @@ fn bind_node(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, S
                 && a.elem.is_empty()
                 && ty.element().is_some()
             {
-                let empty = Scalar::Const(Value::Array(Vec::new()));
+                let empty = Scalar::Const(Value::array(Vec::new()));
                 return Ok(Scalar::Cast(Box::new(empty), ty));
             }
             // `ARRAY[a, b]::type[]`: each element cast to the element type
@@ -1067,7 +1067,8 @@ fn bind_node(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, S
                 .collect::<Result<Vec<_>, _>>()?;
             let types: Vec<SqlType> = args.iter().map(|a| a.ty_in(columns)).collect();
             let element = array_functions::element_type(&types);
-            if element.array_of().is_none() {
+            let nested = element.element().is_some();
+            if element.array_of().is_none() && !nested {
                 return Err(SqlError::unsupported(format!(
                     "arrays of type {}",
                     element.name()
@@ -1092,18 +1093,29 @@ fn bind_node(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, S
                 })
                 .collect();
             match constants {
+                Some(values) if nested => Scalar::Cast(
+                    Box::new(Scalar::Const(array_functions::nest(values)?)),
+                    element,
+                ),
                 Some(values) => Scalar::Cast(
-                    Box::new(Scalar::Const(Value::Array(values))),
+                    Box::new(Scalar::Const(Value::array(values))),
                     element.array_of().expect("checked above"),
                 ),
+                None if nested => Scalar::Func(Func::Array(ArrayFunc::Nest), args),
                 None => Scalar::Func(Func::Array(ArrayFunc::Construct), args),
             }
         }
         Expr::CompoundFieldAccess { root, access_chain } => {
-            let [AccessExpr::Subscript(subscript)] = access_chain.as_slice() else {
+            let subscripts = (access_chain.iter())
+                .map(|a| match a {
+                    AccessExpr::Subscript(s) => Some(s),
+                    _ => None,
+                })
+                .collect::<Option<Vec<_>>>();
+            let Some(subscripts) = subscripts.filter(|s| !s.is_empty()) else {
                 return Err(SqlError::unsupported(format!("the expression {expr}")));
             };
-            crate::array_subscripts::bind_subscript(bind(root, columns)?, subscript, columns)?
+            crate::array_subscripts::bind_subscripts(bind(root, columns)?, &subscripts, columns)?
         }
         Expr::AnyOp {
             left,
@@ -1907,12 +1919,15 @@ impl Scalar {
                     ));
                 }
             },
-            Scalar::ArraySubquery(n, _) => Value::Array(
-                env.subquery(*n, row)?
-                    .iter()
+            Scalar::ArraySubquery(n, _) => {
+                let items: Vec<Value> = (env.subquery(*n, row)?.iter())
                     .map(|r| r.first().cloned().unwrap_or(Value::Null))
-                    .collect(),
-            ),
+                    .collect();
+                match items.iter().any(|v| matches!(v, Value::Array(_))) {
+                    true => crate::aggregate::agg_arrays(items)?,
+                    false => Value::array(items),
+                }
+            }
             Scalar::Exists(n) => Value::Bool(!env.subquery(*n, row)?.is_empty()),
             Scalar::InSubquery {
                 expr,

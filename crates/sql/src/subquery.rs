@@ -441,7 +441,8 @@ impl Extract<'_, '_> {
     fn array_of_rows(&mut self, q: &Query, one_column: &str) -> Option<Expr> {
         let n = self.plan(q, Some(one_column), None)?;
         let ty = self.plans[n - self.first].plan.types[0];
-        let Some(array) = ty.array_of() else {
+        // Of arrays: one more dimension, the same type (array_agg's).
+        let Some(array) = ty.array_of().or(ty.element().map(|_| ty)) else {
             self.error = Some(SqlError::unsupported(format!(
                 "arrays of type {}",
                 ty.name()

@@ -858,7 +858,7 @@ impl SystemRelation {
             SystemRelation::Namespace => {
                 // The ACLs PostgreSQL 15's initdb gives them.
                 let acl = |owner: &str| {
-                    Value::Array(vec![
+                    Value::array(vec![
                         text(&format!("{owner}=UC/{owner}")),
                         text(&format!("=U/{owner}")),
                     ])
@@ -940,7 +940,7 @@ impl SystemRelation {
                         populated: true,
                     }));
                     if !options.is_empty() {
-                        out.last_mut().expect("pushed")[reloptions] = Value::Array(options);
+                        out.last_mut().expect("pushed")[reloptions] = Value::array(options);
                     }
                 }
                 let relacl = (self.columns().iter())

@@ -97,10 +97,15 @@ pub fn column_type(ty: &DataType) -> Result<SqlType, SqlError> {
         }
         DataType::Custom(name, modifiers) if modifiers.is_empty() => named_type(name)?,
         DataType::Array(
-            ast::ArrayElemTypeDef::SquareBracket(element, None)
+            ast::ArrayElemTypeDef::SquareBracket(element, _)
             | ast::ArrayElemTypeDef::AngleBracket(element),
         ) => {
             let element = column_type(element)?;
+            // `int4[][]` and `int4[3]` are `int4[]` (PostgreSQL keeps no
+            // dimensions in the type).
+            if element.element().is_some() {
+                return Ok(element);
+            }
             element.array_of().ok_or_else(|| {
                 SqlError::unsupported(format!("arrays of type {}", element.name()))
             })?
@@ -482,12 +487,9 @@ pub fn coerce(value: Value, ty: SqlType) -> Result<Value, SqlError> {
 /// that reaches here anyway is `fit`'s mismatch.
 pub fn assign(value: Value, ty: SqlType) -> Result<Value, SqlError> {
     let value = match (value, ty) {
-        (Value::Array(items), SqlType::Array(element)) => Value::Array(
-            items
-                .into_iter()
-                .map(|v| assign(v, *element))
-                .collect::<Result<_, _>>()?,
-        ),
+        (Value::Array(items), SqlType::Array(element)) => {
+            Value::Array(items.try_map(|v| assign(v, *element))?)
+        }
         // A row's fields, each by the same rule (`composite_values.rs`).
         (Value::Record(fields), SqlType::Composite(def)) => {
             crate::composite_values::fields_to(fields, def, assign)?
@@ -631,12 +633,9 @@ pub fn cast(value: Value, ty: SqlType) -> Result<Value, SqlError> {
         (v, SqlType::Time(_) | SqlType::TimeTz(_)) if !v.matches(ty) => {
             return Err(no_cast(&v, ty));
         }
-        (Value::Array(items), SqlType::Array(element)) => Value::Array(
-            items
-                .into_iter()
-                .map(|v| cast(v, *element))
-                .collect::<Result<_, _>>()?,
-        ),
+        (Value::Array(items), SqlType::Array(element)) => {
+            Value::Array(items.try_map(|v| cast(v, *element))?)
+        }
         // A row to a composite type: its fields, each cast
         // (`composite_values.rs`); a composite value is a record.
         (Value::Record(fields), SqlType::Composite(def)) => {
@@ -1002,20 +1001,20 @@ fn range_binary_input(bytes: &[u8], kind: folio_row::RangeKind) -> Result<Value,
 /// whether any element is NULL, the element type's oid, then the length
 /// and lower bound (1), then each element as its length (-1 for NULL)
 /// and binary form.
-fn array_binary(items: &[Value], type_oid: u32) -> Result<Vec<u8>, SqlError> {
+fn array_binary(array: &folio_row::Array, type_oid: u32) -> Result<Vec<u8>, SqlError> {
     let element = crate::user_types::of_oid(type_oid, -1)
         .and_then(SqlType::element)
         .unwrap_or(SqlType::Text);
     let mut out = Vec::new();
-    let dimensions: i32 = if items.is_empty() { 0 } else { 1 };
-    out.extend_from_slice(&dimensions.to_be_bytes());
-    out.extend_from_slice(&i32::from(items.contains(&Value::Null)).to_be_bytes());
+    let dims = array.dims();
+    out.extend_from_slice(&(dims.len() as i32).to_be_bytes());
+    out.extend_from_slice(&i32::from(array.contains(&Value::Null)).to_be_bytes());
     out.extend_from_slice(&element.oid().to_be_bytes());
-    if items.is_empty() {
-        return Ok(out);
+    for d in &dims {
+        out.extend_from_slice(&(d.len as i32).to_be_bytes());
+        out.extend_from_slice(&d.lower.to_be_bytes());
     }
-    out.extend_from_slice(&(items.len() as i32).to_be_bytes());
-    out.extend_from_slice(&1i32.to_be_bytes());
+    let items = array.items();
     for item in items {
         match binary_output(item, element.oid())? {
             None => out.extend_from_slice(&(-1i32).to_be_bytes()),
@@ -1029,9 +1028,8 @@ fn array_binary(items: &[Value], type_oid: u32) -> Result<Vec<u8>, SqlError> {
 }
 
 /// An array of `element`s from PostgreSQL's binary array ([`array_binary`]):
-/// one dimension or none (folio's arrays are one-dimensional; more is
-/// 0A000), any lower bound read as 1, the element type the column's
-/// (else 42804, as PostgreSQL's `wrong element type`).
+/// its dimensions (each a length and a lower bound), the element type
+/// the column's (else 42804, as PostgreSQL's `wrong element type`).
 fn array_binary_input(bytes: &[u8], element: SqlType) -> Result<Value, SqlError> {
     fn take<'a>(rest: &mut &'a [u8], n: usize) -> Result<&'a [u8], SqlError> {
         if rest.len() < n {
@@ -1049,20 +1047,23 @@ fn array_binary_input(bytes: &[u8], element: SqlType) -> Result<Value, SqlError>
     if word(&mut rest)? as u32 != element.oid() {
         return Err(SqlError::new("42804", "wrong element type"));
     }
-    let count = match dimensions {
-        0 => 0,
-        1 => {
-            let (count, _lower) = (word(&mut rest)?, word(&mut rest)?);
-            usize::try_from(count).map_err(|_| SqlError::new("22P03", "invalid array length"))?
-        }
-        n if n < 0 => {
-            return Err(SqlError::new(
-                "22P03",
-                format!("invalid number of dimensions: {n}"),
-            ));
-        }
-        _ => return Err(SqlError::unsupported("an array of more than one dimension")),
-    };
+    if !(0..=folio_row::MAX_DIMS as i32).contains(&dimensions) {
+        return Err(SqlError::new(
+            "22P03",
+            format!("invalid number of dimensions: {dimensions}"),
+        ));
+    }
+    let mut dims = Vec::new();
+    for _ in 0..dimensions {
+        let (len, lower) = (word(&mut rest)?, word(&mut rest)?);
+        let len = u32::try_from(len).map_err(|_| SqlError::new("22P03", "invalid array length"))?;
+        dims.push(folio_row::Dim { lower, len });
+    }
+    // Each element takes 4 bytes at least: a count past the message is
+    // cut short below, with no allocation for it.
+    let count = (dims.iter()).fold(usize::from(!dims.is_empty()), |n, d| {
+        n.saturating_mul(d.len as usize)
+    });
     let mut items = Vec::with_capacity(count.min(rest.len() / 4));
     for _ in 0..count {
         let len = word(&mut rest)?;
@@ -1077,7 +1078,7 @@ fn array_binary_input(bytes: &[u8], element: SqlType) -> Result<Value, SqlError>
             "incorrect binary data format in array",
         ));
     }
-    Ok(Value::Array(items))
+    Ok(Value::Array(folio_row::Array::new(dims, items)?))
 }
 
 /// PostgreSQL's binary numeric: ndigits, weight, sign, dscale (i16 each),

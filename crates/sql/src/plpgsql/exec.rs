@@ -724,7 +724,7 @@ impl<'a, 'c> Runner<'a, 'c> {
                                 "FOREACH expression must not be null",
                             ));
                         }
-                        Value::Array(items) => items,
+                        Value::Array(items) => items.into_items(),
                         _ => {
                             return Err(SqlError::new(
                                 "42804",
@@ -739,7 +739,7 @@ impl<'a, 'c> Runner<'a, 'c> {
                     // array whole.
                     let (items, item_type) = match slice {
                         0 => (items, ty.element().unwrap_or(SqlType::Text)),
-                        1 => (vec![Value::Array(items)], ty),
+                        1 => (vec![Value::array(items)], ty),
                         n => {
                             return Err(SqlError::new(
                                 "2202E",

@@ -109,7 +109,7 @@ pub fn call_returning(
         // against the call's list (`record_functions.rs`).
         let types: Vec<_> = columns.iter().map(|(_, t)| *t).collect();
         let row = crate::record_functions::returned_record(value.clone(), &types)?;
-        return Ok(Value::Array(vec![Value::Record(row)]));
+        return Ok(Value::array(vec![Value::Record(row)]));
     }
     match returned {
         // A `void` is shown as an empty text.

@@ -40,12 +40,13 @@ impl<'a> FromSql<'a> for Record {
     }
 
     fn accepts(ty: &Type) -> bool {
-        *ty == Type::RECORD
+        *ty == Type::RECORD || matches!(ty.kind(), tokio_postgres::types::Kind::Composite(_))
     }
 }
 
-// Proves a whole row and a ROW constructor arrive as `record` in
-// record_send's binary layout: the field count, then per field its oid,
+// Proves a whole row (of the table's row type, as PostgreSQL describes
+// it) and a ROW constructor (`record`) arrive in record_send's binary
+// layout: the field count, then per field its oid,
 // length (-1 for NULL) and binary value.
 #[tokio::test(flavor = "current_thread")]
 async fn records_are_sent_in_binary_as_record_send() {
@@ -61,7 +62,11 @@ async fn records_are_sent_in_binary_as_record_send() {
         .prepare("select rv, row(1::int8, true) from rv order by a")
         .await
         .unwrap();
-    assert_eq!(statement.columns()[0].type_(), &Type::RECORD);
+    assert_eq!(statement.columns()[0].type_().name(), "rv");
+    assert!(matches!(
+        statement.columns()[0].type_().kind(),
+        tokio_postgres::types::Kind::Composite(_)
+    ));
     assert_eq!(statement.columns()[1].type_(), &Type::RECORD);
     let rows = client.query(&statement, &[]).await.unwrap();
     let first: Record = rows[0].get(0);

@@ -21,43 +21,74 @@ use std::sync::Arc;
 
 thread_local! {
     /// The lists of the innermost scope entered on this thread.
-    static CURRENT: RefCell<Option<Arc<ObjectLists>>> = const { RefCell::new(None) };
+    static CURRENT: RefCell<Option<InScope>> = const { RefCell::new(None) };
+}
+
+/// What one statement's scope holds: the lists, and the temporary
+/// namespace of the session running it (only its own temporary
+/// relations' row types are type names to it: `user_types.rs`).
+struct InScope {
+    lists: Arc<ObjectLists>,
+    temp_namespace: Option<u32>,
 }
 
 /// The lists of one statement, in scope until dropped.
 pub struct Scope {
-    _current: Installed<Option<Arc<ObjectLists>>>,
+    _current: Installed<Option<InScope>>,
 }
 
 /// The lists of the innermost statement in scope on this thread, if any:
 /// where a statement run inside it starts ([`enter`]'s `kept`).
 pub fn current() -> Option<Arc<ObjectLists>> {
-    CURRENT.with(|c| c.borrow().clone())
+    CURRENT.with(|c| c.borrow().as_ref().map(|s| s.lists.clone()))
 }
 
 /// Puts the lists `txn` sees in scope, using the session's `kept` lists
-/// while they are current (and keeping what was read instead).
+/// while they are current (and keeping what was read instead), for a
+/// statement of the session whose temporary namespace is `temp_namespace`.
 pub fn enter(
     db: &Database,
     txn: &Transaction,
     kept: &mut Option<Arc<ObjectLists>>,
+    temp_namespace: Option<u32>,
 ) -> Result<Scope, SqlError> {
     let lists = db.catalog().object_lists(txn, kept.as_ref())?;
-    let scope = enter_lists(lists.clone());
+    let scope = Scope {
+        _current: install(
+            &CURRENT,
+            Some(InScope {
+                lists: lists.clone(),
+                temp_namespace,
+            }),
+        ),
+    };
     *kept = Some(lists);
     Ok(scope)
 }
 
 /// Puts `lists` in scope for this thread (the enclosing scope's come
-/// back when it drops).
+/// back when it drops), for the enclosing statement's session.
 pub fn enter_lists(lists: Arc<ObjectLists>) -> Scope {
+    let temp_namespace = temp_namespace();
     Scope {
-        _current: install(&CURRENT, Some(lists)),
+        _current: install(
+            &CURRENT,
+            Some(InScope {
+                lists,
+                temp_namespace,
+            }),
+        ),
     }
 }
 
 /// `read` of the lists in scope on this thread (`None` outside any
 /// statement: no object).
 pub fn with<T>(read: impl FnOnce(Option<&ObjectLists>) -> T) -> T {
-    CURRENT.with(|c| read(c.borrow().as_deref()))
+    CURRENT.with(|c| read(c.borrow().as_ref().map(|s| &*s.lists)))
+}
+
+/// The temporary namespace of the session whose statement is in scope on
+/// this thread, if it has one.
+pub fn temp_namespace() -> Option<u32> {
+    CURRENT.with(|c| c.borrow().as_ref().and_then(|s| s.temp_namespace))
 }

@@ -296,15 +296,18 @@ pub(crate) fn split(
     })
 }
 
+/// The tokens of `sql` with their places, as `parse.rs` reads them (for
+/// the tests of the modules that work on token runs).
+#[cfg(test)]
+pub(crate) fn tokens(sql: &str) -> Vec<TokenWithSpan> {
+    Tokenizer::new(&PostgreSqlDialect {}, sql)
+        .tokenize_with_location()
+        .unwrap()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn tokens(sql: &str) -> Vec<TokenWithSpan> {
-        Tokenizer::new(&PostgreSqlDialect {}, sql)
-            .tokenize_with_location()
-            .unwrap()
-    }
 
     // Proves positions count characters from 1 across lines, and that the
     // statements of a text split at top-level semicolons with their ends.

@@ -156,14 +156,7 @@ fn second_word(written: &str) -> SqlError {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sqlparser::dialect::PostgreSqlDialect;
-    use sqlparser::tokenizer::Tokenizer;
-
-    fn tokens(sql: &str) -> Vec<TokenWithSpan> {
-        Tokenizer::new(&PostgreSqlDialect {}, sql)
-            .tokenize_with_location()
-            .unwrap()
-    }
+    use crate::position::tokens;
 
     #[test]
     fn elements_start_at_top_level_create_or_grant() {

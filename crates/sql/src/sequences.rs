@@ -264,14 +264,19 @@ pub fn finds_at_run_time(f: &sqlparser::ast::Function) -> bool {
     if !is_sequence_function(&f.name) {
         return false;
     }
+    first_argument(f).is_none_or(|first| literal_name(first).is_none())
+}
+
+/// A call's first argument, when it is a plain (unnamed) expression.
+fn first_argument(f: &sqlparser::ast::Function) -> Option<&Expr> {
     let sqlparser::ast::FunctionArguments::List(list) = &f.args else {
-        return true;
+        return None;
     };
     match list.args.first() {
         Some(sqlparser::ast::FunctionArg::Unnamed(sqlparser::ast::FunctionArgExpr::Expr(
             first,
-        ))) => literal_name(first).is_none(),
-        _ => true,
+        ))) => Some(first),
+        _ => None,
     }
 }
 
@@ -296,16 +301,7 @@ pub fn names_in<V: Visit>(node: &V, out: &mut Vec<String>) -> Result<bool, SqlEr
                 return ControlFlow::Continue(());
             }
             self.2 = true;
-            let sqlparser::ast::FunctionArguments::List(list) = &f.args else {
-                return ControlFlow::Continue(());
-            };
-            let Some(sqlparser::ast::FunctionArg::Unnamed(sqlparser::ast::FunctionArgExpr::Expr(
-                first,
-            ))) = list.args.first()
-            else {
-                return ControlFlow::Continue(());
-            };
-            if let Some(text) = literal_name(first) {
+            if let Some(text) = first_argument(f).and_then(literal_name) {
                 match sequence_name(text) {
                     Ok(name) if !self.0.contains(&name) => self.0.push(name),
                     Ok(_) => {}

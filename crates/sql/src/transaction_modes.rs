@@ -130,14 +130,10 @@ fn is_word(token: &Token, word: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sqlparser::dialect::PostgreSqlDialect;
-    use sqlparser::tokenizer::Tokenizer;
 
     /// The tokens of `sql` without whitespace, as `parse.rs` hands them.
     fn tokens(sql: &str) -> Vec<TokenWithSpan> {
-        Tokenizer::new(&PostgreSqlDialect {}, sql)
-            .tokenize_with_location()
-            .unwrap()
+        crate::position::tokens(sql)
             .into_iter()
             .filter(|t| !matches!(t.token, Token::Whitespace(_)))
             .collect()

@@ -32,20 +32,17 @@ pub fn named(name: &str) -> Option<SqlType> {
 }
 
 /// The row type of the relation named `name` (README "Composite types",
-/// "Tables' row types"): a relation of that catalog name (a permanent
-/// one, or `schema.t`), else a temporary table of that bare name.
-/// Temporary namespaces are not told apart here: a type name finds
-/// another session's temporary table when neither this session nor
-/// `public` has one (PostgreSQL looks in the session's own only).
+/// "Tables' row types"): the running session's temporary table of that
+/// bare name, else a relation of that catalog name (a permanent one, or
+/// `schema.t`). As in PostgreSQL, the session's temporary namespace is
+/// searched first, and no other session's is searched at all.
 fn relation_type(lists: &ObjectLists, name: &str) -> Option<&'static CompositeType> {
     let types = &lists.relation_types;
-    let exact = (types.iter()).find(|(stored, _)| stored == name);
-    exact
-        .or_else(|| {
-            (types.iter()).find(|(stored, _)| {
-                folio_catalog::split_temp_name(stored).is_some_and(|(_, bare)| bare == name)
-            })
-        })
+    let own_temp = crate::object_scope::temp_namespace().and_then(|n| {
+        (types.iter()).find(|(stored, _)| folio_catalog::split_temp_name(stored) == Some((n, name)))
+    });
+    own_temp
+        .or_else(|| (types.iter()).find(|(stored, _)| stored == name))
         .map(|(_, t)| *t)
 }
 

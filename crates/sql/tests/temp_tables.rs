@@ -44,6 +44,31 @@ const TEMP_CLASSES: &str = "select c.relname, n.nspname from pg_class c \
      join pg_namespace n on n.oid = c.relnamespace \
      where c.relpersistence = 't' order by 1, 2";
 
+// Proves a temporary table's row type is its session's alone: another
+// session cannot name it (42704), the own session's temporary type
+// shadows a permanent table's of the same name, and another session's
+// same-named temporary table has its own type.
+#[test]
+fn temporary_row_types_are_their_sessions_alone() {
+    let (_dir, _, db) = common::fresh();
+    let mut a = Session::new(db.clone());
+    let mut b = Session::new(db.clone());
+    ok(&mut a, "create temp table pair (x int, y text)");
+    assert_eq!(rows(&mut a, "select ('(1,a)'::pair).y"), ["a"]);
+    let e = fails(&mut b, "select '(1,a)'::pair");
+    assert_eq!(
+        (e.code, e.message.as_str()),
+        ("42704", "type \"pair\" does not exist")
+    );
+    ok(&mut b, "create table pair (p int, q int, r int)");
+    assert_eq!(rows(&mut b, "select ('(1,2,3)'::pair).r"), ["3"]);
+    // The own temporary table's type comes first, as its table does.
+    assert_eq!(rows(&mut a, "select ('(1,a)'::pair).y"), ["a"]);
+    ok(&mut b, "create temp table pair (z bool)");
+    assert_eq!(rows(&mut b, "select ('(t)'::pair).z"), ["t"]);
+    assert_eq!(rows(&mut a, "select ('(2,b)'::pair).x"), ["2"]);
+}
+
 // Proves a temporary table is its session's alone: another session does
 // not see it (42P01) and makes its own of the same name; each shadows the
 // permanent table of the name for its session, `pg_temp.name` and

@@ -1080,7 +1080,12 @@ impl<'a, 'c> Runner<'a, 'c> {
         params: &mut Vec<Value>,
     ) -> Result<Output, SqlError> {
         self.txn.next_statement();
-        let _objects = crate::object_scope::enter(self.cx.db, self.txn, &mut self.kept)?;
+        let _objects = crate::object_scope::enter(
+            self.cx.db,
+            self.txn,
+            &mut self.kept,
+            self.cx.temp.namespace(),
+        )?;
         if self.read_only {
             refuse_change(statement)?;
         }
@@ -1130,7 +1135,12 @@ impl<'a, 'c> Runner<'a, 'c> {
 
     fn run_parsed(&mut self, parsed: &Parsed, params: &[Value]) -> Result<Output, SqlError> {
         self.txn.next_statement();
-        let _objects = crate::object_scope::enter(self.cx.db, self.txn, &mut self.kept)?;
+        let _objects = crate::object_scope::enter(
+            self.cx.db,
+            self.txn,
+            &mut self.kept,
+            self.cx.temp.namespace(),
+        )?;
         match parsed {
             Parsed::Sql(statement) => {
                 if matches!(
@@ -1431,13 +1441,15 @@ impl<'a, 'c> Runner<'a, 'c> {
 
     /// The columns of table `name` (`%ROWTYPE`), or 42P01.
     fn row_shape(&mut self, name: &str) -> Result<Vec<(String, SqlType)>, SqlError> {
-        let _objects = crate::object_scope::enter(self.cx.db, self.txn, &mut None)?;
+        let _objects =
+            crate::object_scope::enter(self.cx.db, self.txn, &mut None, self.cx.temp.namespace())?;
         let relation = crate::access::relation(self.cx, self.txn, name)?;
         crate::access::row_type(&relation.def.columns)
     }
 
     fn sql_type(&self, ty: &DataType) -> Result<SqlType, SqlError> {
-        let _objects = crate::object_scope::enter(self.cx.db, self.txn, &mut None)?;
+        let _objects =
+            crate::object_scope::enter(self.cx.db, self.txn, &mut None, self.cx.temp.namespace())?;
         crate::types::column_type(ty)
     }
 

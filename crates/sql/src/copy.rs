@@ -24,6 +24,7 @@ use crate::types;
 use folio_catalog::Relation;
 use folio_db::Transaction;
 use folio_row::Value;
+use sqlparser::ast::Statement;
 use std::sync::Arc;
 
 /// A COPY inserts its rows together up to this many, or once their
@@ -349,15 +350,29 @@ impl TableRows {
 /// `COPY table [(columns)] TO STDOUT` or `COPY (query) TO STDOUT`: every
 /// row `txn` sees (or the query returns), each field written in the
 /// format, NULL as the NULL string; the column names first with `HEADER`.
-pub fn copy_out(cx: &Ctx<'_>, txn: &mut Transaction, copy: &Copy) -> Result<Output, SqlError> {
-    let (names, rows) = match &copy.query {
-        Some(q) => {
+pub fn copy_out(
+    cx: &Ctx<'_>,
+    txn: &mut Transaction,
+    notices: &mut Vec<crate::output::Notice>,
+    copy: &Copy,
+) -> Result<Output, SqlError> {
+    let (names, rows) = match copy.query.as_deref() {
+        Some(Statement::Query(q)) => {
             let planned = query::plan_query(cx, txn, q)?;
             crate::privileges::check_all(cx, &cx.needs.take())?;
             let (rows, _) = query::run(txn, &planned, &Env::of(cx))?;
             let names: Vec<String> = planned.columns.iter().map(|c| c.name.clone()).collect();
             (names, rows)
         }
+        // An INSERT, UPDATE or DELETE with RETURNING (`parse::copy`
+        // takes no other): it runs as the statement alone would, and
+        // its returned rows are copied.
+        Some(change) => match crate::session::run(cx, txn, notices, change)? {
+            Output::Rows { columns, rows, .. } => {
+                (columns.into_iter().map(|c| c.name).collect(), rows)
+            }
+            _ => unreachable!("a change with RETURNING returns rows"),
+        },
         None => {
             let table = crate::temp_tables::resolve_name(cx, txn, &copy.table)?;
             let relation = copied_table(cx, txn, &table, &copy.table, Direction::Out)?;

@@ -9,7 +9,7 @@ use crate::copy_format::{self, Forced, Format};
 use crate::error::SqlError;
 use crate::names;
 use crate::position::{self, Text};
-use sqlparser::ast::{Ident, ObjectName, ObjectNamePart, Query, Statement};
+use sqlparser::ast::{Ident, ObjectName, ObjectNamePart, Statement};
 use sqlparser::dialect::{Dialect, PostgreSqlDialect, Precedence};
 use sqlparser::keywords::Keyword;
 use sqlparser::parser::Parser;
@@ -294,8 +294,9 @@ pub struct Copy {
     /// The table (empty for a query).
     pub table: String,
     pub columns: Vec<String>,
-    /// `COPY (query) TO STDOUT`.
-    pub query: Option<Box<Query>>,
+    /// `COPY (query) TO STDOUT`: a query, or an INSERT, UPDATE or
+    /// DELETE with RETURNING (its returned rows are the copied ones).
+    pub query: Option<Box<Statement>>,
     /// `TO STDOUT` (else `FROM STDIN`).
     pub to_stdout: bool,
     pub format: Format,
@@ -2163,14 +2164,23 @@ fn copy(spanned: &[TokenWithSpan], text: &Text<'_>) -> Result<Copy, SqlError> {
     if c.take(&Token::LParen) {
         let inner = c.through_closing_paren()?;
         let mut parser = Parser::new(&PostgreSqlDialect {}).with_tokens(inner.to_vec());
-        query = Some(
-            parser
-                .parse_query()
-                .map_err(|e| SqlError::syntax(e.to_string()))?,
-        );
+        let change = matches!(inner.first(), Some(Token::Word(w))
+            if matches!(w.keyword, Keyword::INSERT | Keyword::UPDATE | Keyword::DELETE));
+        let statement = match change {
+            true => parser.parse_statement(),
+            false => parser.parse_query().map(Statement::Query),
+        }
+        .map_err(|e| SqlError::syntax(e.to_string()))?;
         if parser.peek_token().token != Token::EOF {
             return Err(near(Some(&parser.peek_token().token)));
         }
+        if change && !returns_rows(&statement) {
+            return Err(SqlError::new(
+                "0A000",
+                "COPY query must have a RETURNING clause",
+            ));
+        }
+        query = Some(Box::new(statement));
     } else {
         table = c.name()?;
         if c.take(&Token::LParen) {
@@ -2221,6 +2231,16 @@ fn copy(spanned: &[TokenWithSpan], text: &Text<'_>) -> Result<Copy, SqlError> {
         to_stdout,
         format: options.format(to_stdout)?,
     })
+}
+
+/// Whether an INSERT, UPDATE or DELETE has a RETURNING list.
+fn returns_rows(statement: &Statement) -> bool {
+    match statement {
+        Statement::Insert(insert) => insert.returning.is_some(),
+        Statement::Update { returning, .. } => returning.is_some(),
+        Statement::Delete(delete) => delete.returning.is_some(),
+        _ => false,
+    }
 }
 
 /// One option of `COPY ... WITH (option [value], ...)`, the option at

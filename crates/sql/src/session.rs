@@ -1636,7 +1636,7 @@ impl Session {
         if let Block::Failed(_) = self.block {
             return Err(SqlError::in_failed_block());
         }
-        self.in_transaction(|cx, txn, _| crate::copy::copy_out(cx, txn, copy))
+        self.in_transaction(|cx, txn, notices| crate::copy::copy_out(cx, txn, notices, copy))
     }
 
     /// A DDL statement parsed by folio (`parse.rs`), run as any, in the
@@ -2888,7 +2888,7 @@ fn no_transaction() -> Notice {
 }
 
 /// One statement inside a transaction that started at `now`.
-fn run(
+pub(crate) fn run(
     cx: &Ctx<'_>,
     txn: &mut Transaction,
     notices: &mut Vec<Notice>,

@@ -1000,6 +1000,60 @@ fn copy_numeric_infinities() {
     );
 }
 
+// Proves `COPY (INSERT | UPDATE | DELETE ... RETURNING) TO STDOUT`
+// copies the rows the change returns, as PostgreSQL 15's copydml.sql
+// shows, with its 0A000 for a change without RETURNING (nothing runs),
+// and that the change is the statement's: a failed block keeps none.
+#[test]
+fn copy_of_a_change_copies_its_returned_rows() {
+    let (_dir, mut s) = session();
+    ok(&mut s, "create table cd (id serial, t text)");
+    ok(&mut s, "insert into cd (t) values ('a'), ('b')");
+    assert_eq!(
+        copy_lines(
+            &mut s,
+            "copy (insert into cd (t) values ('f') returning id) to stdout"
+        ),
+        ["3\n"]
+    );
+    assert_eq!(
+        copy_lines(
+            &mut s,
+            "copy (update cd set t = 'g' where t = 'f' returning id, t) to stdout (format csv, header)"
+        ),
+        ["id,t\n", "3,g\n"]
+    );
+    assert_eq!(
+        copy_lines(
+            &mut s,
+            "copy (delete from cd where t = 'g' returning id) to stdout"
+        ),
+        ["3\n"]
+    );
+    for sql in [
+        "copy (insert into cd default values) to stdout",
+        "copy (update cd set t = 'g') to stdout",
+        "copy (delete from cd) to stdout",
+    ] {
+        let e = fails(&mut s, sql);
+        assert_eq!(
+            (e.code, e.message.as_str()),
+            ("0A000", "COPY query must have a RETURNING clause"),
+            "{sql}"
+        );
+    }
+    ok(&mut s, "begin");
+    assert_eq!(
+        copy_lines(&mut s, "copy (delete from cd returning t) to stdout").len(),
+        2
+    );
+    ok(&mut s, "rollback");
+    assert_eq!(
+        rows(&mut s, "select t from cd order by id"),
+        [[Some("a".to_string())], [Some("b".to_string())]]
+    );
+}
+
 /// The lines of a `COPY ... TO STDOUT`, as text.
 fn copy_lines(s: &mut Session, sql: &str) -> Vec<String> {
     match ok(s, sql).pop() {

@@ -61,7 +61,8 @@ pub fn stored_size(value: &Value, stored: bool) -> Option<usize> {
         | Value::Float8(_)
         | Value::Timestamp(_)
         | Value::TimestampTz(_)
-        | Value::Time(_) => 8,
+        | Value::Time(_)
+        | Value::PgLsn(_) => 8,
         Value::TimeTz(_) => 12,
         Value::Uuid(_) | Value::Interval(_) => 16,
         Value::Text(t) | Value::Json(t) => varlena(t.len(), stored),
@@ -95,7 +96,8 @@ pub fn index_row_size(values: &[Value]) -> Option<usize> {
             | Value::TimestampTz(_)
             | Value::Time(_)
             | Value::TimeTz(_)
-            | Value::Interval(_) => 8,
+            | Value::Interval(_)
+            | Value::PgLsn(_) => 8,
             Value::Bool(_) | Value::Uuid(_) => 1,
             // A 1-byte header: not aligned.
             Value::Text(_) | Value::Json(_) | Value::Bytea(_) | Value::Numeric(_)
@@ -130,7 +132,8 @@ pub fn type_avg_width(ty: SqlType) -> u32 {
         | SqlType::Float8
         | SqlType::Timestamp(_)
         | SqlType::TimestampTz(_)
-        | SqlType::Time(_) => return 8,
+        | SqlType::Time(_)
+        | SqlType::PgLsn => return 8,
         SqlType::TimeTz(_) => return 12,
         SqlType::Uuid | SqlType::Interval(_) => return 16,
         SqlType::Char(n) => return n * MAX_CHAR_BYTES + VARHDRSZ,

@@ -172,7 +172,7 @@ fn value_key(v: &Value, out: &mut Vec<u8>) {
             out.extend_from_slice(&block.to_be_bytes());
             out.extend_from_slice(&offset.to_be_bytes());
         }
-        Value::Xid(x) => out.extend_from_slice(&x.to_be_bytes()),
+        Value::Xid(x) | Value::PgLsn(x) => out.extend_from_slice(&x.to_be_bytes()),
         Value::Float4(x) => out.extend_from_slice(&float_key(*x as f64)),
         Value::Float8(x) => out.extend_from_slice(&float_key(*x)),
         // Its label's sort order, which never changes (`enums.rs`), so a
@@ -296,6 +296,7 @@ pub fn hash_key(values: &[Value], out: &mut Vec<u8>) {
             Value::Range(_) => 23,
             Value::Time(_) => 24,
             Value::TimeTz(_) => 25,
+            Value::PgLsn(_) => 26,
         };
         out.push(tag);
         if tag != 0 {
@@ -442,6 +443,7 @@ fn key_value(r: &mut KeyReader<'_>, ty: SqlType) -> Result<Value, RowError> {
             u16::from_be_bytes(r.array()?),
         ),
         SqlType::Xid => Value::Xid(u64::from_be_bytes(r.array()?)),
+        SqlType::PgLsn => Value::PgLsn(u64::from_be_bytes(r.array()?)),
         SqlType::Timestamp(_) => {
             Value::Timestamp((u64::from_be_bytes(r.array()?) ^ (1 << 63)) as i64)
         }

@@ -24,6 +24,7 @@ mod interval_typmod;
 mod json;
 mod json_parse;
 mod key;
+pub mod lsn;
 mod numeric;
 mod numeric_math;
 pub mod oid;

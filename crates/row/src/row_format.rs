@@ -111,7 +111,7 @@ fn put_value(out: &mut Vec<u8>, v: &Value, ty: SqlType) -> Result<(), RowError> 
             out.extend_from_slice(&block.to_le_bytes());
             out.extend_from_slice(&offset.to_le_bytes());
         }
-        Value::Xid(x) => out.extend_from_slice(&x.to_le_bytes()),
+        Value::Xid(x) | Value::PgLsn(x) => out.extend_from_slice(&x.to_le_bytes()),
         Value::Int8(x) => out.extend_from_slice(&x.to_le_bytes()),
         Value::Float4(x) => out.extend_from_slice(&x.to_le_bytes()),
         Value::Float8(x) => out.extend_from_slice(&x.to_le_bytes()),
@@ -587,6 +587,7 @@ fn decode_value(bytes: Option<&[u8]>, ty: SqlType) -> Result<Value, RowError> {
             )
         }
         SqlType::Xid => Value::Xid(u64::from_le_bytes(a(8)[..8].try_into().expect("8"))),
+        SqlType::PgLsn => Value::PgLsn(u64::from_le_bytes(a(8)[..8].try_into().expect("8"))),
         SqlType::Text
         | SqlType::Varchar(_)
         | SqlType::Char(_)

@@ -225,6 +225,7 @@ impl Value {
             Value::Oid(o) => o.to_string(),
             Value::Tid(block, offset) => crate::tid::tid_text(*block, *offset),
             Value::Xid(x) => x.to_string(),
+            Value::PgLsn(x) => crate::lsn::lsn_text(*x),
             Value::Range(r) => crate::range_text::range_out(r, style),
         })
     }
@@ -279,6 +280,7 @@ impl Value {
                 Value::Tid(block, offset)
             }
             SqlType::Xid => Value::Xid(crate::tid::parse_xid(text)?),
+            SqlType::PgLsn => Value::PgLsn(crate::lsn::parse_lsn(text)?),
             SqlType::Bytea => Value::Bytea(parse_bytea(text)?),
             SqlType::Bool => Value::Bool(parse_bool(t).ok_or_else(|| syntax(ty, text))?),
             SqlType::Date => Value::Date(input::parse_date_in(text, zone, order)?),

@@ -73,6 +73,8 @@ pub enum SqlType {
     /// `xid`: a transaction id (`tid.rs`); the type of the system
     /// columns `xmin` and `xmax`, never a stored column's.
     Xid,
+    /// `pg_lsn`: a write-ahead log position (`lsn.rs`).
+    PgLsn,
     /// `refcursor`: the name of a cursor (a portal), PostgreSQL's text-like
     /// type of PL/pgSQL's cursor variables; its values are texts
     /// (`Value::Text`), stored and keyed as text.
@@ -83,7 +85,7 @@ pub enum SqlType {
 }
 
 /// The element types arrays have.
-static ELEMENTS: [SqlType; 26] = [
+static ELEMENTS: [SqlType; 27] = [
     SqlType::Bool,
     SqlType::Bytea,
     SqlType::Int2,
@@ -103,6 +105,7 @@ static ELEMENTS: [SqlType; 26] = [
     SqlType::Interval(None),
     SqlType::Oid,
     SqlType::Refcursor,
+    SqlType::PgLsn,
     SqlType::Range(RangeKind::Int4),
     SqlType::Range(RangeKind::Int8),
     SqlType::Range(RangeKind::Num),
@@ -143,6 +146,7 @@ impl SqlType {
             SqlType::InternalChar => 18,
             SqlType::Tid => 27,
             SqlType::Xid => 28,
+            SqlType::PgLsn => 3220,
             SqlType::Refcursor => 1790,
             SqlType::Range(kind) => kind.oid(),
             SqlType::Array(element) => match element {
@@ -166,6 +170,7 @@ impl SqlType {
                 SqlType::Composite(def) => def.array_oid,
                 SqlType::Oid => 1028,
                 SqlType::Refcursor => 2201,
+                SqlType::PgLsn => 3221,
                 SqlType::Range(kind) => kind.array_oid(),
                 SqlType::Record => 2287,
                 _ => 1009,
@@ -246,6 +251,7 @@ impl SqlType {
             18 => SqlType::InternalChar,
             27 => SqlType::Tid,
             28 => SqlType::Xid,
+            3220 => SqlType::PgLsn,
             1790 => SqlType::Refcursor,
             other => {
                 if let Some(kind) = RangeKind::ALL.into_iter().find(|k| k.oid() == other) {
@@ -311,6 +317,7 @@ impl SqlType {
             SqlType::InternalChar => "\"char\"".into(),
             SqlType::Tid => "tid".into(),
             SqlType::Xid => "xid".into(),
+            SqlType::PgLsn => "pg_lsn".into(),
             SqlType::Refcursor => "refcursor".into(),
             SqlType::Range(kind) => kind.name().into(),
         }
@@ -378,7 +385,8 @@ impl SqlType {
             | SqlType::TimestampTz(_)
             | SqlType::Time(_)
             | SqlType::Enum(_)
-            | SqlType::Xid => Some(8),
+            | SqlType::Xid
+            | SqlType::PgLsn => Some(8),
             SqlType::Tid => Some(6),
             SqlType::Bool => Some(1),
             // A timetz: the time (8), then the zone (4).
@@ -445,6 +453,8 @@ mod tests {
             SqlType::InternalChar,
             SqlType::Tid,
             SqlType::Xid,
+            SqlType::PgLsn,
+            SqlType::Array(&SqlType::PgLsn),
             SqlType::Refcursor,
             SqlType::Range(RangeKind::Int4),
             SqlType::Range(RangeKind::Tstz),

@@ -54,6 +54,8 @@ pub enum Value {
     Tid(u32, u16),
     /// An `xid` (`tid.rs`).
     Xid(u64),
+    /// A `pg_lsn`: a write-ahead log position (`lsn.rs`).
+    PgLsn(u64),
     /// A value of a built-in range type (`range.rs`).
     Range(Box<Range>),
 }
@@ -92,6 +94,7 @@ impl Value {
             Value::Oid(_) => "oid",
             Value::Tid(..) => "tid",
             Value::Xid(_) => "xid",
+            Value::PgLsn(_) => "pg_lsn",
             Value::Range(r) => r.kind.name(),
         }
     }
@@ -243,6 +246,7 @@ impl Value {
                 | (Value::Oid(_), SqlType::Oid)
                 | (Value::Tid(..), SqlType::Tid)
                 | (Value::Xid(_), SqlType::Xid)
+                | (Value::PgLsn(_), SqlType::PgLsn)
                 | (Value::Text(_), SqlType::InternalChar | SqlType::Refcursor)
         ) || match (self, ty) {
             (Value::Array(items), SqlType::Array(element)) => {
@@ -289,6 +293,7 @@ impl Value {
             (Value::Oid(a), Value::Oid(b)) => a.cmp(b),
             (Value::Tid(a, x), Value::Tid(b, y)) => (a, x).cmp(&(b, y)),
             (Value::Xid(a), Value::Xid(b)) => a.cmp(b),
+            (Value::PgLsn(a), Value::PgLsn(b)) => a.cmp(b),
             (Value::Float4(a), Value::Float4(b)) => float(*a as f64, *b as f64),
             (Value::Float8(a), Value::Float8(b)) => float(*a, *b),
             (Value::Numeric(a), Value::Numeric(b)) => a.cmp(b),

@@ -14,7 +14,7 @@
 use crate::error::SqlError;
 use crate::output::Notice;
 use folio_txn::{
-    AdvisoryLocks, Backend, BackendState, Backends, Interrupt, Registered, SessionStats, StatStore,
+    AdvisoryLocks, Backend, BackendState, Backends, Interrupt, Registered, SessionStats,
 };
 use std::sync::{Arc, Mutex, MutexGuard};
 
@@ -33,6 +33,9 @@ pub struct SessionBackend {
     pending: Mutex<Pending>,
     /// Warnings the backend functions raised (`backend_functions.rs`).
     warnings: Mutex<Vec<Notice>>,
+    /// The database it is a session of (its WAL positions:
+    /// `wal_functions.rs`).
+    database: Arc<folio_db::Database>,
 }
 
 #[derive(Debug, Default)]
@@ -47,16 +50,16 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl SessionBackend {
-    /// Registers a session as `pid` (`None`: the next free one), counting
-    /// its statistics for `stats`.
+    /// Registers a session of `database` as `pid` (`None`: the next free
+    /// one), its advisory locks held as `advisory_owner`.
     pub fn register(
-        backends: &Arc<Backends>,
+        database: &Arc<folio_db::Database>,
         pid: Option<u32>,
         interrupt: Arc<Interrupt>,
-        advisory: (&Arc<AdvisoryLocks>, u64),
-        stats: &Arc<StatStore>,
+        advisory_owner: u64,
     ) -> SessionBackend {
-        let (advisory, advisory_owner) = advisory;
+        let txns = database.txns();
+        let (backends, advisory, stats) = (txns.backends(), txns.advisory(), txns.stats());
         let pid = pid.unwrap_or_else(|| backends.reserve_pid());
         let now = folio_row::calendar::now();
         stats.count_session();
@@ -71,7 +74,13 @@ impl SessionBackend {
             advisory: advisory.clone(),
             pending: Mutex::default(),
             warnings: Mutex::default(),
+            database: database.clone(),
         }
+    }
+
+    /// The database it is a session of.
+    pub fn database(&self) -> &folio_db::Database {
+        &self.database
     }
 
     /// Its counts of tables and indexes not yet published (folio-txn

@@ -121,6 +121,7 @@ pub fn literal_type(op: &BinaryOperator, other: SqlType) -> SqlType {
         (BinaryOperator::Multiply | BinaryOperator::Divide, SqlType::Interval(_)) => {
             SqlType::Float8
         }
+        (_, SqlType::PgLsn) => crate::wal_functions::literal_type(op),
         _ => other,
     }
 }

@@ -1534,6 +1534,7 @@ pub(crate) fn type_name(ty: SqlType) -> std::borrow::Cow<'static, str> {
         SqlType::Oid => "oid",
         SqlType::Tid => "tid",
         SqlType::Xid => "xid",
+        SqlType::PgLsn => "pg_lsn",
         SqlType::InternalChar => "\"char\"",
         SqlType::Refcursor => "refcursor",
         SqlType::Range(kind) => kind.name(),

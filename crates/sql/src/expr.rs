@@ -112,6 +112,9 @@ pub fn arithmetic(op: &BinaryOperator, a: Value, b: Value) -> Result<Value, SqlE
     if let Some(value) = crate::date_arith::apply(op, &a, &b) {
         return value;
     }
+    if let Some(value) = crate::wal_functions::apply(op, &a, &b) {
+        return value;
+    }
     if let Some(value) = crate::math_operators::apply(op, &a, &b) {
         return Ok(value);
     }
@@ -232,6 +235,7 @@ fn type_of(op: &BinaryOperator, value: &Value) -> folio_row::SqlType {
         // resolves `float4 * unknown`.
         Value::Float4(_) => SqlType::Float4,
         Value::Float8(_) => SqlType::Float8,
+        Value::PgLsn(_) => crate::wal_functions::literal_type(op),
         _ => SqlType::Numeric(None),
     }
 }

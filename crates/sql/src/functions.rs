@@ -197,6 +197,8 @@ pub enum Func {
     /// `txid_current()` and its kin (`xact_id.rs`): run on the session's
     /// entry, which the statement's `Env` carries.
     Xact(crate::xact_id::XactFunc),
+    /// `pg_lsn(numeric)`, `pg_wal_lsn_diff`, `pg_current_wal_lsn()`, ...
+    Wal(crate::wal_functions::WalFunc),
 }
 
 /// How many of a function's forms a call fits ([`Func::forms`]).
@@ -399,6 +401,7 @@ impl Func {
             .or_else(|| crate::make_datetime::MakeFunc::of(name).map(Func::Make))
             .or_else(|| crate::setting_functions::SettingFunc::of(name).map(Func::Setting))
             .or_else(|| crate::xact_id::XactFunc::of(name).map(Func::Xact))
+            .or_else(|| crate::wal_functions::WalFunc::of(name).map(Func::Wal))
     }
 
     /// Its name, as EXPLAIN prints a call (the first of its names).
@@ -422,6 +425,7 @@ impl Func {
             Func::Make(f) => f.name(),
             Func::Setting(f) => f.name(),
             Func::Xact(f) => f.name(),
+            Func::Wal(f) => f.name(),
             _ => crate::names::name_in(&NAMES, &self),
         }
     }
@@ -483,6 +487,7 @@ impl Func {
             Func::ToTimestamp => args.len() == 1,
             Func::ToChar | Func::ToDate | Func::ToNumber => false,
             Func::Crypto(f) => f.immutable(),
+            Func::Wal(f) => f.immutable(),
             _ => true,
         }
     }
@@ -588,6 +593,7 @@ impl Func {
             Func::Overlaps => count == 4,
             Func::Unistr | Func::ToHex => count == 1,
             Func::Xact(f) => f.takes(count),
+            Func::Wal(f) => f.takes(count),
         }
     }
 
@@ -621,6 +627,7 @@ impl Func {
                 Forms::None
             }
             Func::Crypto(f) if !f.fits(types) => Forms::None,
+            Func::Wal(f) if !f.fits(types) => Forms::None,
             Func::Bits(f) if !f.fits(types) => Forms::None,
             Func::WidthBucket if !crate::width_bucket::fits(types) => Forms::None,
             Func::Overlay if !crate::overlay::fits(types) => Forms::None,
@@ -755,6 +762,7 @@ impl Func {
             Func::Overlaps => SqlType::Bool,
             Func::Unistr | Func::ToHex => SqlType::Text,
             Func::Xact(f) => f.ty(),
+            Func::Wal(f) => f.ty(),
         }
     }
 
@@ -1219,6 +1227,7 @@ impl Func {
             Func::Json(f) => f.eval(args)?,
             Func::Range(f) => f.eval(args)?,
             Func::Crypto(f) => f.eval(&args)?,
+            Func::Wal(f) => f.eval(&args)?,
             Func::Float(f) => f.eval(&args)?,
             Func::Bits(f) => f.eval(&args)?,
             Func::Unistr => Value::Text(crate::string_literals::unistr(&text(&args[0])?)?),

@@ -196,6 +196,7 @@ mod view_defaults;
 mod view_options;
 mod view_renames;
 mod views;
+mod wal_functions;
 mod width_bucket;
 mod window;
 mod window_frame;

@@ -1890,6 +1890,12 @@ impl Scalar {
                 advisory.call(*f, &values)?
             }
             Scalar::Func(Func::Xact(f), _) if let Some(backend) = env.backend => f.call(backend)?,
+            Scalar::Func(Func::Wal(f), _)
+                if !f.immutable()
+                    && let Some(backend) = env.backend =>
+            {
+                f.position(backend.database())
+            }
             Scalar::Func(Func::Backend(f), args) if let Some(backend) = env.backend => {
                 let values = args
                     .iter()
@@ -1981,6 +1987,7 @@ impl Scalar {
                 };
                 let (x, y) = (literal(x, y), literal(y, x));
                 crate::date_arith::result_type(op, x, y)
+                    .or_else(|| crate::wal_functions::result_type(op, x, y))
                     .or_else(|| crate::math_operators::result_type(op, x, y))
                     .unwrap_or_else(|| wider(x, y))
             }
@@ -2303,6 +2310,7 @@ pub fn value_type(value: &Value) -> SqlType {
         Value::Oid(_) => SqlType::Oid,
         Value::Tid(..) => SqlType::Tid,
         Value::Xid(_) => SqlType::Xid,
+        Value::PgLsn(_) => SqlType::PgLsn,
         Value::Range(r) => SqlType::Range(r.kind),
     }
 }

@@ -285,13 +285,8 @@ impl Session {
         crate::index_exprs::lend(&db);
         let interrupt = Arc::new(Interrupt::new());
         let advisory = db.txns().advisory().owner(interrupt.clone());
-        let backend = crate::backend::SessionBackend::register(
-            db.txns().backends(),
-            pid,
-            interrupt.clone(),
-            (db.txns().advisory(), advisory.id()),
-            db.txns().stats(),
-        );
+        let backend =
+            crate::backend::SessionBackend::register(&db, pid, interrupt.clone(), advisory.id());
         let superuser = crate::roles::SUPERUSER;
         let scoped_roles = Arc::new(crate::roles::Scoped::new(superuser, superuser, &db));
         let defaults = Arc::new(Settings::for_database(db.options()));

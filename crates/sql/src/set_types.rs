@@ -250,6 +250,7 @@ fn category(ty: SqlType) -> Category {
         | SqlType::Uuid
         | SqlType::Tid
         | SqlType::Xid
+        | SqlType::PgLsn
         | SqlType::Refcursor
         | SqlType::Range(_) => Category::Other,
     }

@@ -1623,6 +1623,7 @@ const TYPES: &[(i64, &str, i16, bool, &str, i64, &str)] = &[
     (114, "json", -1, false, "U", 199, "x"),
     (3802, "jsonb", -1, false, "U", 3807, "x"),
     (1790, "refcursor", -1, false, "U", 2201, "x"),
+    (3220, "pg_lsn", 8, true, "U", 3221, "p"),
 ];
 
 /// A `pg_type` row: what differs between folio's kinds of types, the

@@ -160,6 +160,7 @@ fn named_type(name: &ast::ObjectName) -> Result<SqlType, SqlError> {
         "oid" => SqlType::Oid,
         "tid" => SqlType::Tid,
         "xid" => SqlType::Xid,
+        "pg_lsn" => SqlType::PgLsn,
         "refcursor" => SqlType::Refcursor,
         "float4" => SqlType::Float4,
         "float8" => SqlType::Float8,
@@ -395,6 +396,7 @@ pub fn typname(ty: SqlType) -> std::borrow::Cow<'static, str> {
         SqlType::InternalChar => "char",
         SqlType::Tid => "tid",
         SqlType::Xid => "xid",
+        SqlType::PgLsn => "pg_lsn",
         SqlType::Refcursor => "refcursor",
         SqlType::Range(kind) => kind.name(),
     })
@@ -432,6 +434,7 @@ pub fn coerce(value: Value, ty: SqlType) -> Result<Value, SqlError> {
             | SqlType::InternalChar
             | SqlType::Tid
             | SqlType::Xid
+            | SqlType::PgLsn
             | SqlType::Range(_)
             | SqlType::Array(_),
         ) => Value::from_text_in(
@@ -672,6 +675,9 @@ pub fn cast(value: Value, ty: SqlType) -> Result<Value, SqlError> {
         (v, SqlType::Tid | SqlType::Xid) if !matches!(v, Value::Tid(..) | Value::Xid(_)) => {
             return Err(no_cast(&v, ty));
         }
+        // So is a pg_lsn (`pg_lsn(numeric)` is a function: `wal_functions.rs`).
+        (v @ Value::PgLsn(_), _) if ty != SqlType::PgLsn => return Err(no_cast(&v, ty)),
+        (v, SqlType::PgLsn) if !matches!(v, Value::PgLsn(_)) => return Err(no_cast(&v, ty)),
         // Only text, json and jsonb become json (above).
         (v, SqlType::Json | SqlType::Jsonb) => return Err(no_cast(&v, ty)),
         (v, _) => v,
@@ -902,6 +908,8 @@ pub fn binary_output(value: &Value, type_oid: u32) -> Result<Option<Vec<u8>>, Sq
         Value::Tid(block, offset) => [&block.to_be_bytes()[..], &offset.to_be_bytes()].concat(),
         // PostgreSQL's `xidsend` is 4 bytes: folio's 64-bit id is cut.
         Value::Xid(x) => (*x as u32).to_be_bytes().to_vec(),
+        // PostgreSQL's `pg_lsn_send`: the 8-byte position.
+        Value::PgLsn(x) => x.to_be_bytes().to_vec(),
         // A time: microseconds since midnight (PostgreSQL's `time_send`).
         Value::Int8(x) | Value::Timestamp(x) | Value::TimestampTz(x) | Value::Time(x) => {
             x.to_be_bytes().to_vec()
@@ -1138,6 +1146,7 @@ pub fn binary_input(bytes: &[u8], ty: SqlType) -> Result<Value, SqlError> {
             )
         }
         SqlType::Xid => Value::Xid(u32::from_be_bytes(fixed(4)?.try_into().expect("4")).into()),
+        SqlType::PgLsn => Value::PgLsn(u64::from_be_bytes(fixed(8)?.try_into().expect("8"))),
         SqlType::Date => Value::Date(i32::from_be_bytes(fixed(4)?.try_into().expect("4"))),
         SqlType::Int8 => Value::Int8(i64::from_be_bytes(fixed(8)?.try_into().expect("8"))),
         SqlType::Timestamp(_) => {

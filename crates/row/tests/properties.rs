@@ -28,6 +28,7 @@ fn types() -> impl Strategy<Value = SqlType> {
         Just(SqlType::Interval(None)),
         Just(SqlType::Time(None)),
         Just(SqlType::TimeTz(None)),
+        Just(SqlType::PgLsn),
     ]
 }
 
@@ -89,6 +90,7 @@ fn value(ty: SqlType) -> BoxedStrategy<Value> {
         SqlType::Timestamp(_) => timestamps().prop_map(Value::Timestamp).boxed(),
         SqlType::TimestampTz(_) => timestamps().prop_map(Value::TimestampTz).boxed(),
         SqlType::Uuid => any::<[u8; 16]>().prop_map(Value::Uuid).boxed(),
+        SqlType::PgLsn => any::<u64>().prop_map(Value::PgLsn).boxed(),
         SqlType::Time(_) => (0..=folio_row::TIME_END).prop_map(Value::Time).boxed(),
         SqlType::TimeTz(_) => (
             0..=folio_row::TIME_END,

@@ -118,7 +118,7 @@ pub fn node(e: Scalar, columns: &(impl Columns + ?Sized)) -> Scalar {
     let e = match e {
         e @ (Scalar::And(..)
         | Scalar::Or(..)
-        | Scalar::Case { operand: None, .. }
+        | Scalar::Case { .. }
         | Scalar::Func(Func::Coalesce, _)) => {
             let ty = e.ty_in(columns);
             // What is left keeps the type the whole had (a bare string
@@ -144,6 +144,14 @@ pub fn node(e: Scalar, columns: &(impl Columns + ?Sized)) -> Scalar {
             FAILED.with(|f| f.set(true));
             e
         }
+    }
+}
+
+/// The value of a constant as folding leaves one ([`literal_like`]).
+fn constant_value(e: &Scalar) -> Option<Value> {
+    match literal_like(e) {
+        true => e.eval(&[], &Env::at(0)).ok(),
+        false => None,
     }
 }
 
@@ -231,6 +239,46 @@ fn simplified(e: Scalar) -> Scalar {
             (_, Some(Some(false))) => *a,
             _ => Scalar::Or(a, b),
         },
+        Scalar::Case {
+            operand: Some(operand),
+            branches,
+            otherwise,
+        } => {
+            // A constant subject: an arm whose constant value differs (or
+            // is NULL) is dropped, one equal to it ends the CASE, as
+            // PostgreSQL's simplification of `CASE x WHEN ...` does (so
+            // `CASE 1 WHEN 0 THEN 1/0 WHEN 1 THEN 1 END` is 1).
+            let subject = constant_value(&operand);
+            let matches = |when: &Scalar| {
+                let (subject, when) = (subject.as_ref()?, constant_value(when)?);
+                match crate::scalar::compare(subject, &when) {
+                    Ok(Some(order)) => Some(Some(order.is_eq())),
+                    Ok(None) => Some(None),
+                    Err(_) => None,
+                }
+            };
+            let mut kept = Vec::with_capacity(branches.len());
+            let mut otherwise = otherwise;
+            for (when, then) in branches {
+                match matches(&when) {
+                    Some(Some(false) | None) => {}
+                    Some(Some(true)) => {
+                        otherwise = Some(Box::new(then));
+                        break;
+                    }
+                    _ => kept.push((when, then)),
+                }
+            }
+            match (kept.is_empty(), otherwise) {
+                (true, Some(result)) => *result,
+                (true, None) => Scalar::Const(Value::Null),
+                (_, otherwise) => Scalar::Case {
+                    operand: Some(operand),
+                    branches: kept,
+                    otherwise,
+                },
+            }
+        }
         Scalar::Case {
             operand: None,
             branches,

@@ -67,6 +67,7 @@ pub enum SystemRelation {
     Attrdef,
     Constraint,
     Policy,
+    DefaultAcl,
     StatisticExt,
     Publication,
     PublicationNamespace,
@@ -130,7 +131,7 @@ pub enum SystemRelation {
     Fixed(Fixed),
 }
 
-const ALL: [SystemRelation; 51] = [
+const ALL: [SystemRelation; 52] = [
     SystemRelation::Namespace,
     SystemRelation::Class,
     SystemRelation::Attribute,
@@ -147,6 +148,7 @@ const ALL: [SystemRelation; 51] = [
     SystemRelation::Attrdef,
     SystemRelation::Constraint,
     SystemRelation::Policy,
+    SystemRelation::DefaultAcl,
     SystemRelation::StatisticExt,
     SystemRelation::Publication,
     SystemRelation::PublicationNamespace,
@@ -300,6 +302,7 @@ impl SystemRelation {
             SystemRelation::Attrdef => "pg_attrdef",
             SystemRelation::Constraint => "pg_constraint",
             SystemRelation::Policy => "pg_policy",
+            SystemRelation::DefaultAcl => "pg_default_acl",
             SystemRelation::StatisticExt => "pg_statistic_ext",
             SystemRelation::Publication => "pg_publication",
             SystemRelation::PublicationNamespace => "pg_publication_namespace",
@@ -358,6 +361,7 @@ impl SystemRelation {
             SystemRelation::Attrdef => (2604, false),
             SystemRelation::Constraint => (2606, false),
             SystemRelation::Policy => (3256, false),
+            SystemRelation::DefaultAcl => (826, false),
             SystemRelation::StatisticExt => (3381, false),
             SystemRelation::Publication => (6104, false),
             SystemRelation::PublicationNamespace => (6237, false),
@@ -628,6 +632,14 @@ impl SystemRelation {
                 ("polroles", OID_ARRAY),
                 ("polqual", Text),
                 ("polwithcheck", Text),
+            ],
+            // Empty: folio has no ALTER DEFAULT PRIVILEGES.
+            SystemRelation::DefaultAcl => &[
+                ("oid", Oid),
+                ("defaclrole", Oid),
+                ("defaclnamespace", Oid),
+                ("defaclobjtype", InternalChar),
+                ("defaclacl", TEXT_ARRAY),
             ],
             SystemRelation::StatisticExt => &[
                 ("oid", Oid),
@@ -1278,6 +1290,7 @@ impl SystemRelation {
                 }
             }
             SystemRelation::Policy
+            | SystemRelation::DefaultAcl
             | SystemRelation::StatisticExt
             | SystemRelation::Publication
             | SystemRelation::PublicationNamespace

@@ -84,6 +84,10 @@ pub enum SqlType {
     Range(RangeKind),
 }
 
+/// Most distinct element types with a modifier that arrays keep
+/// ([`SqlType::array_keeping_modifier`]; 32 bytes each).
+const MAX_MODIFIED_ELEMENTS: usize = 4096;
+
 /// The element types arrays have.
 static ELEMENTS: [SqlType; 27] = [
     SqlType::Bool,
@@ -155,6 +159,7 @@ impl SqlType {
                 SqlType::Int2 => 1005,
                 SqlType::Int4 => 1007,
                 SqlType::Varchar(_) => 1015,
+                SqlType::Char(_) => 1014,
                 SqlType::Int8 => 1016,
                 SqlType::Float4 => 1021,
                 SqlType::Float8 => 1022,
@@ -197,6 +202,34 @@ impl SqlType {
         ELEMENTS.iter().find(|e| **e == element).map(SqlType::Array)
     }
 
+    /// The array type of a column whose elements keep their length or
+    /// precision (`varchar(5)[]`, `char(5)[]`, `numeric(5,2)[]`: PostgreSQL
+    /// applies a column's modifier to each element); a type without a
+    /// modifier gives [`SqlType::array_of`]'s. The element type is made
+    /// once per distinct type and kept for the process, so `SqlType` stays
+    /// `Copy`; past `MAX_MODIFIED_ELEMENTS` distinct ones, `None`.
+    pub fn array_keeping_modifier(self) -> Option<SqlType> {
+        if self.typmod() == -1 {
+            return self.array_of();
+        }
+        // The unmodified element must have an array type (`char(n)`'s is
+        // PostgreSQL's `bpchar[]`).
+        if !matches!(self, SqlType::Char(_)) {
+            self.array_of()?;
+        }
+        static KEPT: std::sync::Mutex<Vec<&'static SqlType>> = std::sync::Mutex::new(Vec::new());
+        let mut kept = KEPT.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(element) = kept.iter().find(|e| ***e == self) {
+            return Some(SqlType::Array(element));
+        }
+        if kept.len() >= MAX_MODIFIED_ELEMENTS {
+            return None;
+        }
+        let element: &'static SqlType = Box::leak(Box::new(self));
+        kept.push(element);
+        Some(SqlType::Array(element))
+    }
+
     /// The element type of an array type.
     pub fn element(self) -> Option<SqlType> {
         match self {
@@ -217,6 +250,9 @@ impl SqlType {
             | SqlType::Timestamp(Some(p))
             | SqlType::TimestampTz(Some(p)) => i32::from(p),
             SqlType::Interval(Some(modifier)) => modifier.typmod(),
+            // A column's array keeps its elements' (PostgreSQL's
+            // `atttypmod` of `varchar(5)[]` is `varchar(5)`'s).
+            SqlType::Array(element) => element.typmod(),
             _ => -1,
         }
     }
@@ -253,14 +289,22 @@ impl SqlType {
             28 => SqlType::Xid,
             3220 => SqlType::PgLsn,
             1790 => SqlType::Refcursor,
+            1014 => return SqlType::Char(modifier.unwrap_or(1)).array_keeping_modifier(),
             other => {
                 if let Some(kind) = RangeKind::ALL.into_iter().find(|k| k.oid() == other) {
                     return Some(SqlType::Range(kind));
                 }
-                return ELEMENTS
+                let array = ELEMENTS
                     .iter()
                     .filter_map(|e| e.array_of())
-                    .find(|a| a.oid() == other);
+                    .find(|a| a.oid() == other)?;
+                return match (typmod, array) {
+                    (-1, _) => Some(array),
+                    (_, SqlType::Array(element)) => {
+                        SqlType::from_oid(element.oid(), typmod)?.array_keeping_modifier()
+                    }
+                    _ => None,
+                };
             }
         })
     }
@@ -481,6 +525,27 @@ mod tests {
         assert_eq!(SqlType::Int2.array_of().unwrap().name(), "smallint[]");
         assert_eq!(SqlType::Text.array_of().unwrap().oid(), 1009);
         assert_eq!(SqlType::Char(3).array_of(), None);
+        // A column's array keeps its elements' modifier, through its oid
+        // and typmod too.
+        for element in [
+            SqlType::Char(5),
+            SqlType::Varchar(Some(5)),
+            SqlType::Numeric(Some((5, 2))),
+            SqlType::Timestamp(Some(2)),
+        ] {
+            let array = element.array_keeping_modifier().unwrap();
+            assert_eq!(array.element(), Some(element));
+            assert_eq!(SqlType::from_oid(array.oid(), array.typmod()), Some(array));
+            assert_eq!(element.array_keeping_modifier(), Some(array));
+        }
+        assert_eq!(
+            SqlType::Char(5).array_keeping_modifier().unwrap().oid(),
+            1014
+        );
+        assert_eq!(
+            SqlType::Int4.array_keeping_modifier(),
+            SqlType::Int4.array_of()
+        );
     }
 
     // Proves the changes PostgreSQL 15 makes without a rewrite (each pair

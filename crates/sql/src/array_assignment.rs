@@ -1,35 +1,24 @@
-//! Assignment to a subscript of an array column: `UPDATE t SET a[i] =
-//! x`, `SET a[l:u] = array` with either bound optional (`a[:u]`,
+//! Assignment to subscripts of an array column in a SET list: `UPDATE t
+//! SET a[i] = x`, `SET b[i][j] = x`, `SET a[l:u] = array`, `SET
+//! b[l1:u1][l2:u2] = array` with either bound of each optional (`a[:u]`,
 //! `a[l:]`, `a[:]`), in UPDATE, ON CONFLICT DO UPDATE and MERGE's
-//! UPDATE. The rule is PostgreSQL's for one-dimensional arrays
-//! ([`assign`] decides it):
-//!
-//! - A NULL array is an empty one (`a[1] = x` of NULL is `{x}`).
-//! - `a[i] = x` replaces the element, or extends the array to `i`, the
-//!   elements between NULL. A NULL subscript is 22004; an array longer
-//!   than 134217727 elements 54000.
-//! - `a[l:u] = b` replaces elements `l` to `u` by the first `u - l + 1`
-//!   of `b` (fewer is 2202E `source array too small`), extending the
-//!   array as an element does. An omitted bound is the array's own; of
-//!   an empty array both must be written (2202E). `u < l` is 2202E, but
-//!   of an empty array the result is empty. A NULL `b` leaves the array
-//!   as it is (an empty array for a NULL one).
-//! - Several targets of one column apply in the order written, each to
-//!   the result of the one before (`SET a[1] = 1, a[3] = 3`).
-//!
-//! folio's arrays have lower bound 1 and one dimension (README
-//! "Arrays"), so an assignment whose result PostgreSQL gives another
-//! lower bound (`a[0] = x`, `a[5] = x` of an empty array) is 0A000, as
-//! is a target with several subscripts (`a[1][2]`), refused by
-//! `array_subscripts::assigns_to_subscript`.
+//! UPDATE. Once one subscript is a slice every one is, a bare `[i]` then
+//! meaning `[1:i]` (PostgreSQL's, as in reading: `array_subscripts.rs`).
+//! The array the assignment makes is `array_set.rs`'s rule. Several
+//! targets of one column apply in the order written, each to the result
+//! of the one before (`SET a[1] = 1, a[3] = 3`).
 //!
 //! sqlparser 0.59 reads no subscripted target: [`mark`] rewrites each
-//! `a[...] = x` of a SET list to `a = "$array_assign"(marker, a,
-//! bounds..., (x))`, the marker (`$subscript:e`, `$subscript:s:lu`, ...:
-//! not a token a client can write) saying which subscript was written;
-//! [`bind`] binds that call to [`ArrayFunc::Assign`].
+//! `a[...]... = x` of a SET list to `a = "$array_assign"(marker, a,
+//! bounds..., (x))`, the marker (`$subscript:2:s:3:1`: not a token a
+//! client can write) saying which subscripts were written (the
+//! `Subscripts` shape: how many, whether a slice, which bounds);
+//! [`bind`] binds that call to [`ArrayFunc::Assign`]. A target with a
+//! field (`a[1].f = x`) is left for sqlparser's syntax error, which
+//! `array_subscripts::assigns_to_subscript` makes a 0A000.
 
 use crate::array_functions::ArrayFunc;
+use crate::array_subscripts::Subscripts;
 use crate::error::SqlError;
 use crate::functions::Func;
 use crate::scalar::{Columns, Scalar, bind as bind_expr, fit_unknown, is_unknown};
@@ -39,55 +28,37 @@ use sqlparser::ast::{Expr, FunctionArg, FunctionArgExpr, FunctionArguments};
 use sqlparser::keywords::Keyword;
 use sqlparser::tokenizer::{Token, TokenWithSpan, Whitespace, Word};
 
-/// The subscript an assignment writes to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Target {
-    /// `a[i]`.
-    Element,
-    /// `a[l:u]`, each bound written or not.
-    Slice { lower: bool, upper: bool },
-}
-
 /// The name [`mark`] gives the call it writes.
 const CALL: &str = "$array_assign";
 
-/// The most elements an array holds (PostgreSQL's `MaxArraySize`).
-const MAX_ELEMENTS: i64 = 134_217_727;
+/// The marker that stands for `shape`.
+fn marker(shape: Subscripts) -> String {
+    format!(
+        "$subscript:{}:{}:{}:{}",
+        shape.count,
+        if shape.slice { "s" } else { "e" },
+        shape.lower,
+        shape.upper
+    )
+}
 
-impl Target {
-    /// The marker that stands for it.
-    fn marker(self) -> String {
-        match self {
-            Target::Element => "$subscript:e".to_string(),
-            Target::Slice { lower, upper } => format!(
-                "$subscript:s:{}{}",
-                if lower { "l" } else { "" },
-                if upper { "u" } else { "" }
-            ),
-        }
-    }
-
-    /// The target a marker stands for.
-    fn of_marker(marker: &str) -> Option<Target> {
-        match marker.strip_prefix("$subscript:")? {
-            "e" => Some(Target::Element),
-            slice => {
-                let bounds = slice.strip_prefix("s:")?;
-                Some(Target::Slice {
-                    lower: bounds.contains('l'),
-                    upper: bounds.contains('u'),
-                })
-            }
-        }
-    }
-
-    /// How many bounds it was written with.
-    pub fn bounds(self) -> usize {
-        match self {
-            Target::Element => 1,
-            Target::Slice { lower, upper } => usize::from(lower) + usize::from(upper),
-        }
-    }
+/// The shape a marker stands for.
+fn of_marker(marker: &str) -> Option<Subscripts> {
+    let mut parts = marker.strip_prefix("$subscript:")?.split(':');
+    let count = parts.next()?.parse().ok()?;
+    let slice = match parts.next()? {
+        "s" => true,
+        "e" => false,
+        _ => return None,
+    };
+    let lower = parts.next()?.parse().ok()?;
+    let upper = parts.next()?.parse().ok()?;
+    Some(Subscripts {
+        count,
+        slice,
+        lower,
+        upper,
+    })
 }
 
 /// One item of a SET list: its tokens (`start..end`, positions in the
@@ -98,17 +69,18 @@ struct Item {
     subscripted: Option<Subscripted>,
 }
 
-/// `column[bounds] = value`.
+/// `column[bounds]... = value`: the subscripts' shape, and each bound
+/// written in order (a bare `[i]` among slices as `1` and `i`).
 struct Subscripted {
     column: usize,
-    target: Target,
+    shape: Subscripts,
     bounds: Vec<Vec<TokenWithSpan>>,
     value: Vec<TokenWithSpan>,
 }
 
 /// Rewrites every SET list's subscripted targets (see the module
-/// comment). Targets with more than one subscript, or with a field, are
-/// left for the syntax error (0A000 then).
+/// comment). Targets with a field are left for the syntax error (0A000
+/// then).
 pub fn mark(tokens: &mut Vec<TokenWithSpan>) {
     if !tokens.iter().any(|t| t.token == Token::LBracket) {
         return;
@@ -190,7 +162,7 @@ fn call(column: &TokenWithSpan, s: &Subscripted, base: Vec<TokenWithSpan>) -> Ve
             keyword: Keyword::NoKeyword,
         })),
         at(Token::LParen),
-        at(Token::Placeholder(s.target.marker())),
+        at(Token::Placeholder(marker(s.shape))),
         at(Token::Comma),
     ];
     out.extend(base);
@@ -255,29 +227,87 @@ fn set_list(tokens: &[TokenWithSpan], from: usize) -> Vec<Item> {
     items
 }
 
-/// `column[bounds] = value` (the tokens of one SET item), if it is one:
-/// one subscript, then `=`.
+/// `column[bounds]... = value` (the tokens of one SET item), if it is
+/// one: subscripts, then `=`.
 fn subscripted(item: &[TokenWithSpan]) -> Option<Subscripted> {
     let solid: Vec<usize> = (0..item.len())
         .filter(|&i| !matches!(item[i].token, Token::Whitespace(_)))
         .collect();
     let column = *solid.first()?;
-    if !matches!(item[column].token, Token::Word(_))
-        || item[*solid.get(1)?].token != Token::LBracket
+    if !matches!(item[column].token, Token::Word(_)) {
+        return None;
+    }
+    // Each bracket's contents: its bound or bounds, and whether a slice.
+    let mut written: Vec<(Vec<Vec<TokenWithSpan>>, bool)> = Vec::new();
+    let mut n = 1;
+    while item[*solid.get(n)?].token == Token::LBracket {
+        let (parts, colon, close) = bracket(item, &solid, n + 1)?;
+        written.push((parts, colon));
+        n = close + 1;
+    }
+    if written.is_empty() || written.len() > 8 || item[*solid.get(n)?].token != Token::Eq {
+        return None;
+    }
+    let value: Vec<TokenWithSpan> = item[solid[n] + 1..].to_vec();
+    if value
+        .iter()
+        .all(|t| matches!(t.token, Token::Whitespace(_)))
     {
         return None;
     }
-    // The bracket's contents, split at its colon.
+    let slice = written.iter().any(|(_, colon)| *colon);
+    let mut shape = Subscripts {
+        slice,
+        ..Subscripts::element(written.len() as u8)
+    };
+    let mut bounds = Vec::new();
+    for (d, (mut parts, colon)) in written.into_iter().enumerate() {
+        if !colon && parts[0].is_empty() {
+            return None;
+        }
+        if !slice {
+            bounds.push(parts.remove(0));
+            continue;
+        }
+        let (lower, upper) = match colon {
+            true => (parts.remove(0), parts.remove(0)),
+            // `[i]` among slices is `[1:i]`.
+            false => {
+                let one = TokenWithSpan::new(Token::Number("1".into(), false), item[column].span);
+                (vec![one], parts.remove(0))
+            }
+        };
+        if !lower.is_empty() {
+            shape.lower |= 1 << d;
+            bounds.push(lower);
+        }
+        if !upper.is_empty() {
+            shape.upper |= 1 << d;
+            bounds.push(upper);
+        }
+    }
+    Some(Subscripted {
+        column,
+        shape,
+        bounds,
+        value,
+    })
+}
+
+/// The contents of a bracket whose first token is `solid[from]`, split
+/// at its colon: the parts, whether there was a colon, and the place in
+/// `solid` of its `]`.
+fn bracket(
+    item: &[TokenWithSpan],
+    solid: &[usize],
+    from: usize,
+) -> Option<(Vec<Vec<TokenWithSpan>>, bool, usize)> {
     let mut depth = 0usize;
     let mut parts: Vec<Vec<TokenWithSpan>> = vec![Vec::new()];
     let mut colon = false;
-    let mut close = None;
-    for (n, &i) in solid.iter().enumerate().skip(2) {
+    for (n, &i) in solid.iter().enumerate().skip(from) {
         match &item[i].token {
-            Token::RBracket if depth == 0 => {
-                close = Some(n);
-                break;
-            }
+            Token::RBracket if depth == 0 => return Some((parts, colon, n)),
             Token::Colon if depth == 0 && !colon => {
                 colon = true;
                 parts.push(Vec::new());
@@ -294,43 +324,7 @@ fn subscripted(item: &[TokenWithSpan]) -> Option<Subscripted> {
         }
         last.push(item[i].clone());
     }
-    let close = close?;
-    let eq = *solid.get(close + 1)?;
-    if item[eq].token != Token::Eq {
-        return None;
-    }
-    let value: Vec<TokenWithSpan> = item[eq + 1..].to_vec();
-    if value
-        .iter()
-        .all(|t| matches!(t.token, Token::Whitespace(_)))
-    {
-        return None;
-    }
-    let (target, bounds) = if colon {
-        let upper = parts.pop().expect("two parts");
-        let lower = parts.pop().expect("two parts");
-        let target = Target::Slice {
-            lower: !lower.is_empty(),
-            upper: !upper.is_empty(),
-        };
-        (
-            target,
-            [lower, upper]
-                .into_iter()
-                .filter(|p| !p.is_empty())
-                .collect(),
-        )
-    } else if parts[0].is_empty() {
-        return None;
-    } else {
-        (Target::Element, parts)
-    };
-    Some(Subscripted {
-        column,
-        target,
-        bounds,
-        value,
-    })
+    None
 }
 
 /// The call [`mark`] wrote, bound (`None`: `f` is another call).
@@ -348,18 +342,21 @@ pub fn bind(
             _ => None,
         })
         .collect();
-    let target = match args.first() {
+    let shape = match args.first() {
         Some(Expr::Value(v)) if is_call => match &v.value {
-            sqlparser::ast::Value::Placeholder(p) => Target::of_marker(p),
+            sqlparser::ast::Value::Placeholder(p) => of_marker(p),
             _ => None,
         },
         _ => None,
     };
-    let Some(target) = target else {
+    let Some(shape) = shape else {
         return Ok(None);
     };
-    if args.len() != 3 + target.bounds() {
+    if args.len() != 3 + shape.args() {
         return Ok(None);
+    }
+    if usize::from(shape.count) > folio_row::MAX_DIMS {
+        return Err(folio_row::too_many_dims(shape.count.into()).into());
     }
     let array = bind_expr(args[1], columns)?;
     let ty = array.ty_in(columns);
@@ -373,20 +370,20 @@ pub fn bind(
         ));
     };
     let mut bound = vec![array];
-    for b in &args[2..2 + target.bounds()] {
+    for b in &args[2..2 + shape.args()] {
         bound.push(crate::array_subscripts::integer_subscript(
             bind_expr(b, columns)?,
             columns,
         )?);
     }
-    let wanted = match target {
-        Target::Element => element,
-        Target::Slice { .. } => ty,
+    let wanted = match shape.slice {
+        false => element,
+        true => ty,
     };
     let value = bind_expr(args[args.len() - 1], columns)?;
     bound.push(fit(value, wanted, &column_name(args[1]), columns)?);
     Ok(Some(Scalar::Func(
-        Func::Array(ArrayFunc::Assign(target)),
+        Func::Array(ArrayFunc::Assign(shape)),
         bound,
     )))
 }
@@ -444,167 +441,9 @@ pub(crate) fn refused(column: &str, ty: SqlType, from: SqlType) -> SqlError {
     .with_hint("You will need to rewrite or cast the expression.")
 }
 
-/// 0A000: the result would not start at 1.
-fn other_lower_bound() -> SqlError {
-    SqlError::unsupported("an array assignment whose result has a lower bound other than 1")
-}
-
-/// 22004: a NULL subscript.
-fn null_subscript() -> SqlError {
-    SqlError::new("22004", "array subscript in assignment must not be null")
-}
-
-/// 54000: more elements than an array holds.
-fn too_large() -> SqlError {
-    SqlError::new(
-        "54000",
-        format!("array size exceeds the maximum allowed ({MAX_ELEMENTS})"),
-    )
-}
-
-/// The array `args` (the array, the bounds written, the value) makes:
-/// PostgreSQL's rule (the module comment).
-pub fn assign(target: Target, args: Vec<Value>) -> Result<Value, SqlError> {
-    let mut args = args.into_iter();
-    let mut items = match args.next() {
-        Some(Value::Array(items)) => items.into_items(),
-        _ => Vec::new(),
-    };
-    let mut bound = || -> Result<i64, SqlError> {
-        match args.next() {
-            Some(Value::Null) | None => Err(null_subscript()),
-            Some(v) => crate::functions::int_arg(&v),
-        }
-    };
-    let len = items.len() as i64;
-    let (lower, upper) = match target {
-        Target::Element => {
-            let i = bound()?;
-            (i, i)
-        }
-        Target::Slice { lower, upper } => {
-            let l = if lower { Some(bound()?) } else { None };
-            let u = if upper { Some(bound()?) } else { None };
-            if len == 0 && (l.is_none() || u.is_none()) {
-                return Err(SqlError::new(
-                    "2202E",
-                    "array slice subscript must provide both boundaries",
-                )
-                .with_detail(
-                    "When assigning to a slice of an empty array value, slice boundaries must be fully specified.",
-                ));
-            }
-            (l.unwrap_or(1), u.unwrap_or(len))
-        }
-    };
-    let value = args.next().unwrap_or(Value::Null);
-    let source = match (target, value) {
-        (Target::Element, v) => vec![v],
-        (Target::Slice { .. }, Value::Null) => return Ok(Value::array(items)),
-        (Target::Slice { .. }, Value::Array(source)) => source.into_items(),
-        (Target::Slice { .. }, v) => vec![v],
-    };
-    if upper < lower {
-        if len == 0 {
-            return Ok(Value::array(items));
-        }
-        return Err(SqlError::new(
-            "2202E",
-            "upper bound cannot be less than lower bound",
-        ));
-    }
-    let count = upper - lower + 1;
-    if (source.len() as i64) < count {
-        return Err(SqlError::new("2202E", "source array too small"));
-    }
-    if lower < 1 {
-        return Err(other_lower_bound());
-    }
-    if len == 0 && lower != 1 {
-        return Err(other_lower_bound());
-    }
-    if upper > MAX_ELEMENTS {
-        return Err(too_large());
-    }
-    if upper > len {
-        items.resize(upper as usize, Value::Null);
-    }
-    for (slot, v) in items[lower as usize - 1..upper as usize]
-        .iter_mut()
-        .zip(source)
-    {
-        *slot = v;
-    }
-    Ok(Value::array(items))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn ints(values: &[Option<i32>]) -> Value {
-        Value::Array(
-            values
-                .iter()
-                .map(|v| v.map_or(Value::Null, Value::Int4))
-                .collect(),
-        )
-    }
-
-    /// Elements replace, extend with NULLs, and start a NULL array;
-    /// other lower bounds are refused.
-    #[test]
-    fn elements() {
-        let set = |a: Value, i: i32, v: i32| {
-            assign(Target::Element, vec![a, Value::Int4(i), Value::Int4(v)])
-        };
-        let a = ints(&[Some(1), Some(2)]);
-        assert_eq!(set(a.clone(), 2, 9).unwrap(), ints(&[Some(1), Some(9)]));
-        assert_eq!(
-            set(a.clone(), 4, 9).unwrap(),
-            ints(&[Some(1), Some(2), None, Some(9)])
-        );
-        assert_eq!(set(Value::Null, 1, 9).unwrap(), ints(&[Some(9)]));
-        assert_eq!(set(a.clone(), 0, 9).unwrap_err().code, "0A000");
-        assert_eq!(set(Value::Null, 2, 9).unwrap_err().code, "0A000");
-        assert_eq!(set(a.clone(), i32::MAX, 9).unwrap_err().code, "54000");
-        let null = assign(Target::Element, vec![a, Value::Null, Value::Int4(1)]);
-        assert_eq!(null.unwrap_err().code, "22004");
-    }
-
-    /// Slices take the source's first elements, need enough of them, and
-    /// leave the array as it is for a NULL source.
-    #[test]
-    fn slices() {
-        let both = Target::Slice {
-            lower: true,
-            upper: true,
-        };
-        let a = ints(&[Some(1), Some(2), Some(3)]);
-        let cut = |a: &Value, l: i32, u: i32, s: Value| {
-            assign(both, vec![a.clone(), Value::Int4(l), Value::Int4(u), s])
-        };
-        let src = ints(&[Some(7), Some(8), Some(9)]);
-        assert_eq!(
-            cut(&a, 2, 3, src.clone()).unwrap(),
-            ints(&[Some(1), Some(7), Some(8)])
-        );
-        assert_eq!(
-            cut(&a, 5, 6, src.clone()).unwrap(),
-            ints(&[Some(1), Some(2), Some(3), None, Some(7), Some(8)])
-        );
-        assert_eq!(cut(&a, 1, 4, ints(&[Some(1)])).unwrap_err().code, "2202E");
-        assert_eq!(cut(&a, 3, 2, src.clone()).unwrap_err().code, "2202E");
-        assert_eq!(cut(&Value::Null, 3, 2, src.clone()).unwrap(), ints(&[]));
-        assert_eq!(cut(&a, 1, 2, Value::Null).unwrap(), a);
-        assert_eq!(cut(&Value::Null, 1, 2, Value::Null).unwrap(), ints(&[]));
-        let open = Target::Slice {
-            lower: false,
-            upper: true,
-        };
-        let e = assign(open, vec![Value::Null, Value::Int4(1), src]);
-        assert_eq!(e.unwrap_err().code, "2202E");
-    }
 
     /// A SET list's subscripted targets become calls, those of one
     /// column nested in order.
@@ -625,13 +464,19 @@ mod tests {
         };
         assert_eq!(
             rewritten("update t set a[1] = 2, b = 3, a[2:] = x where a[1] = 1"),
-            "update t set a=\"$array_assign\"($subscript:s:l,\"$array_assign\"\
-             ($subscript:e,a,(1),( 2)),(2),( x)), b = 3 where a[1] = 1"
+            "update t set a=\"$array_assign\"($subscript:1:s:1:0,\"$array_assign\"\
+             ($subscript:1:e:0:0,a,(1),( 2)),(2),( x)), b = 3 where a[1] = 1"
         );
         assert_eq!(rewritten("update t set a = b[1]"), "update t set a = b[1]");
+        // Several subscripts; a bare one among slices is `[1:i]`.
         assert_eq!(
-            rewritten("update t set a[1][2] = 3"),
-            "update t set a[1][2] = 3"
+            rewritten("update t set a[1][2] = 3, b[2][:3] = c"),
+            "update t set a=\"$array_assign\"($subscript:2:e:0:0,a,(1),(2),( 3)), \
+             b=\"$array_assign\"($subscript:2:s:1:3,b,(1),(2),(3),( c))"
+        );
+        assert_eq!(
+            rewritten("update t set a[1].f = 3"),
+            "update t set a[1].f = 3"
         );
     }
 }

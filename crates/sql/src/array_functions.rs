@@ -36,10 +36,10 @@ pub enum ArrayFunc {
     /// (`array_subscripts.rs`); its arguments are the array and the
     /// bounds written.
     Subscript(crate::array_subscripts::Subscripts),
-    /// `a[...] = x` in a SET list: the array with the subscript
-    /// assigned (`array_assignment::assign`); its arguments are the
-    /// array, the bounds written and the value.
-    Assign(crate::array_assignment::Target),
+    /// `a[...] = x` in a SET list: the array with the subscripts
+    /// assigned (`array_set::assign`); its arguments are the array, the
+    /// bounds written and the value.
+    Assign(crate::array_subscripts::Subscripts),
     /// `a || b` of two arrays, or of an array and an element (NULL is an
     /// empty array here, as PostgreSQL's `array_cat`); the operator's
     /// form, which the operands' types chose.
@@ -140,7 +140,7 @@ impl ArrayFunc {
             ArrayFunc::Replace => count == 3,
             ArrayFunc::Position => (2..=3).contains(&count),
             ArrayFunc::Subscript(s) => count == 1 + s.args(),
-            ArrayFunc::Assign(target) => count == 2 + target.bounds(),
+            ArrayFunc::Assign(s) => count == 2 + s.args(),
             _ => count == 2,
         }
     }
@@ -214,8 +214,8 @@ impl ArrayFunc {
         if self == ArrayFunc::Nest {
             return nest(args);
         }
-        if let ArrayFunc::Assign(target) = self {
-            return crate::array_assignment::assign(target, args);
+        if let ArrayFunc::Assign(shape) = self {
+            return crate::array_set::assign(shape, args);
         }
         if let ArrayFunc::Like {
             negated,
@@ -234,33 +234,14 @@ impl ArrayFunc {
                 CatOf::Prepend => Some(ArrayFunc::Prepend),
             };
             if let Some(changed) = as_function.and_then(|f| f.change(&args)) {
-                return Ok(changed);
+                return changed;
             }
-            return Ok(match <[Value; 2]>::try_from(args) {
-                Ok([Value::Null, Value::Null]) | Err(_) => Value::Null,
-                Ok([Value::Array(a), Value::Array(b)]) => {
-                    let mut a = a.into_items();
-                    a.extend(b);
-                    Value::array(a)
-                }
-                Ok([Value::Array(a), Value::Null] | [Value::Null, Value::Array(a)]) => {
-                    Value::Array(a)
-                }
-                Ok([Value::Array(a), element]) => {
-                    let mut a = a.into_items();
-                    a.push(element);
-                    Value::array(a)
-                }
-                Ok([element, Value::Array(b)]) => {
-                    let mut b = b.into_items();
-                    b.insert(0, element);
-                    Value::array(b)
-                }
-                Ok([a, b]) => Value::array(vec![a, b]),
-            });
+            let mut args = args.into_iter();
+            let a = args.next().unwrap_or(Value::Null);
+            return crate::array_edits::cat(a, args.next().unwrap_or(Value::Null));
         }
         if let Some(changed) = self.change(&args) {
-            return Ok(changed);
+            return changed;
         }
         if self == ArrayFunc::FromString {
             return Ok(split(&args));
@@ -333,19 +314,7 @@ impl ArrayFunc {
                     .collect(),
             ),
             ArrayFunc::Trim => {
-                let n = crate::functions::int_arg(&second)?;
-                if n < 0 || n > i64::from(len) {
-                    return Err(SqlError::new(
-                        "2202E",
-                        format!("number of elements to trim must be between 0 and {len}"),
-                    ));
-                }
-                Value::Array(
-                    items
-                        .into_iter()
-                        .take((i64::from(len) - n) as usize)
-                        .collect(),
-                )
+                crate::array_edits::trim(&items, crate::functions::int_arg(&second)?)?
             }
             ArrayFunc::Contains | ArrayFunc::ContainedBy | ArrayFunc::Overlaps => {
                 let other = match second {
@@ -362,25 +331,36 @@ impl ArrayFunc {
                     _ => inner.iter().all(within),
                 })
             }
+            ArrayFunc::Position | ArrayFunc::Positions if items.ndims() > 1 => {
+                return Err(SqlError::new(
+                    "0A000",
+                    "searching for elements in multidimensional arrays is not supported",
+                ));
+            }
+            // Positions count from the lower bound.
             ArrayFunc::Position => {
+                let lower = items.dim(0).map_or(1, |d| i64::from(d.lower));
                 let from = match args.next() {
-                    None => 1,
+                    None => lower,
                     Some(Value::Null) => {
                         return Err(SqlError::new("22004", "initial position must not be null"));
                     }
-                    Some(start) => crate::functions::int_arg(&start)?.max(1),
+                    Some(start) => crate::functions::int_arg(&start)?.max(lower),
                 };
                 let found = (items.iter().enumerate())
-                    .skip((from - 1).min(i64::from(len)) as usize)
+                    .skip((from - lower).min(i64::from(len)) as usize)
                     .find(|(_, v)| not_distinct(v, &second));
-                found.map_or(Value::Null, |(i, _)| Value::Int4(i as i32 + 1))
+                found.map_or(Value::Null, |(i, _)| Value::Int4((lower + i as i64) as i32))
             }
-            ArrayFunc::Positions => Value::Array(
-                (items.iter().enumerate())
-                    .filter(|(_, v)| not_distinct(v, &second))
-                    .map(|(i, _)| Value::Int4(i as i32 + 1))
-                    .collect(),
-            ),
+            ArrayFunc::Positions => {
+                let lower = items.dim(0).map_or(1, |d| d.lower);
+                Value::Array(
+                    (items.iter().enumerate())
+                        .filter(|(_, v)| not_distinct(v, &second))
+                        .map(|(i, _)| Value::Int4(lower + i as i32))
+                        .collect(),
+                )
+            }
             ArrayFunc::Construct
             | ArrayFunc::Nest
             | ArrayFunc::Assign(_)
@@ -402,40 +382,21 @@ impl ArrayFunc {
 
 impl ArrayFunc {
     /// The array `array_append`, `array_prepend`, `array_remove` or
-    /// `array_replace` makes of `args` (`None`: another function).
-    fn change(self, args: &[Value]) -> Option<Value> {
-        let items = |v: &Value| match v {
-            Value::Array(items) => Some(items.items().to_vec()),
-            _ => None,
-        };
+    /// `array_replace` makes of `args` (`None`: another function;
+    /// `array_edits.rs` owns the rules).
+    fn change(self, args: &[Value]) -> Option<Result<Value, SqlError>> {
+        use crate::array_edits;
         Some(match (self, args) {
             (ArrayFunc::Append, [array, element]) => {
-                let mut all = items(array).unwrap_or_default();
-                all.push(element.clone());
-                Value::array(all)
+                array_edits::append(array.clone(), element.clone())
             }
             (ArrayFunc::Prepend, [element, array]) => {
-                let mut all = vec![element.clone()];
-                all.extend(items(array).unwrap_or_default());
-                Value::array(all)
+                array_edits::prepend(element.clone(), array.clone())
             }
-            (ArrayFunc::Remove, [array, gone]) => match items(array) {
-                None => Value::Null,
-                Some(all) => {
-                    Value::Array(all.into_iter().filter(|v| !not_distinct(v, gone)).collect())
-                }
-            },
-            (ArrayFunc::Replace, [array, from, to]) => match items(array) {
-                None => Value::Null,
-                Some(all) => Value::Array(
-                    all.into_iter()
-                        .map(|v| match not_distinct(&v, from) {
-                            true => to.clone(),
-                            false => v,
-                        })
-                        .collect(),
-                ),
-            },
+            (ArrayFunc::Remove, [array, gone]) => array_edits::remove(array, gone, not_distinct),
+            (ArrayFunc::Replace, [array, from, to]) => {
+                array_edits::replace(array, from, to, not_distinct)
+            }
             _ => return None,
         })
     }
@@ -556,12 +517,24 @@ pub fn bind_operator(
 
 /// Binds `array_append`, `array_prepend`, `array_remove` and
 /// `array_replace`: their element arguments take the array's element
-/// type (a quoted literal as its input, another type by a cast).
+/// type (a quoted literal as its input, another type by a cast); a
+/// quoted literal for the array takes the array type of the element's
+/// (PostgreSQL's `anyarray` resolution). Also `array_fill`'s quoted
+/// dimensions and lower bounds, read as `integer[]`.
 pub fn bind_change(
     name: &str,
-    args: Vec<Scalar>,
+    mut args: Vec<Scalar>,
     columns: &(impl Columns + ?Sized),
 ) -> Result<Result<Scalar, Vec<Scalar>>, SqlError> {
+    if ArrayFunc::of(name) == Some(ArrayFunc::Fill) {
+        for arg in args.iter_mut().skip(1) {
+            if crate::scalar::is_unknown(arg) {
+                let literal = std::mem::replace(arg, Scalar::Const(Value::Null));
+                *arg = crate::scalar::fit_unknown(literal, SqlType::Array(&SqlType::Int4))?;
+            }
+        }
+        return Ok(Err(args));
+    }
     let f = match ArrayFunc::of(name) {
         Some(f @ (ArrayFunc::Append | ArrayFunc::Remove | ArrayFunc::Replace))
             if f.takes(args.len()) =>
@@ -572,6 +545,18 @@ pub fn bind_change(
         _ => return Ok(Err(args)),
     };
     let at = usize::from(f == ArrayFunc::Prepend);
+    if crate::scalar::is_unknown(&args[at]) {
+        let typed = (args.iter().enumerate())
+            .filter(|(i, s)| {
+                *i != at && !crate::scalar::is_unknown(s) && **s != Scalar::Const(Value::Null)
+            })
+            .map(|(_, s)| s.ty_in(columns))
+            .find_map(|t| t.array_of());
+        if let Some(array) = typed {
+            let literal = std::mem::replace(&mut args[at], Scalar::Const(Value::Null));
+            args[at] = crate::scalar::fit_unknown(literal, array)?;
+        }
+    }
     let Some(element) = args[at].ty_in(columns).element() else {
         return Err(crate::functions::no_match(format!(
             "function {name}({}) does not exist",

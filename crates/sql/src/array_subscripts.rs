@@ -103,6 +103,19 @@ pub fn bind_subscripts(
             ),
         ));
     }
+    let (shape, bounds) = written(subscripts, columns)?;
+    let mut args = vec![array];
+    args.extend(bounds);
+    Ok(Scalar::Func(Func::Array(ArrayFunc::Subscript(shape)), args))
+}
+
+/// The shape of `subscripts` (written after an array, to read or to
+/// assign) and their bounds, bound over `columns` as integers, in order:
+/// a bare `[i]` among slices is `[1:i]`.
+pub(crate) fn written(
+    subscripts: &[&Subscript],
+    columns: &(impl Columns + ?Sized),
+) -> Result<(Subscripts, Vec<Scalar>), SqlError> {
     if subscripts.len() > folio_row::MAX_DIMS {
         return Err(folio_row::too_many_dims(subscripts.len()).into());
     }
@@ -112,7 +125,7 @@ pub fn bind_subscripts(
         slice,
         ..Subscripts::element(subscripts.len() as u8)
     };
-    let mut args = vec![array];
+    let mut args = Vec::new();
     for (d, subscript) in subscripts.iter().enumerate() {
         match subscript {
             Subscript::Index { index } if !slice => args.push(integer(index)?),
@@ -142,7 +155,7 @@ pub fn bind_subscripts(
             }
         }
     }
-    Ok(Scalar::Func(Func::Array(ArrayFunc::Subscript(shape)), args))
+    Ok((shape, args))
 }
 
 /// `s` as an `integer` subscript: unchanged if it is one, a quoted
@@ -197,6 +210,35 @@ pub fn element(array: &Array, at: &[i64]) -> Value {
     array.items()[offset].clone()
 }
 
+/// The offsets (in the elements, row-major) of the places of an array
+/// of dimensions `dims` within `ranges` (each dimension's first and last
+/// place kept, from 0; one a dimension, none empty), in row-major order.
+pub(crate) fn region(dims: &[Dim], ranges: &[(usize, usize)]) -> impl Iterator<Item = usize> {
+    debug_assert_eq!(dims.len(), ranges.len());
+    let strides = strides(dims);
+    let mut index: Option<Vec<usize>> = Some(ranges.iter().map(|r| r.0).collect());
+    let ranges = ranges.to_vec();
+    std::iter::from_fn(move || {
+        let at = index.as_mut()?;
+        let offset = at.iter().zip(&strides).map(|(i, s)| i * s).sum();
+        // The next place: the last dimension fastest.
+        let mut d = at.len();
+        loop {
+            if d == 0 {
+                index = None;
+                break;
+            }
+            d -= 1;
+            if at[d] < ranges[d].1 {
+                at[d] += 1;
+                break;
+            }
+            at[d] = ranges[d].0;
+        }
+        Some(offset)
+    })
+}
+
 /// The slice of `array` within `bounds` (one pair a written dimension,
 /// `None` where not written: the array's own bound), clamped to the
 /// array, each dimension starting at 1.
@@ -221,21 +263,9 @@ pub fn slice(array: &Array, bounds: &[(Option<i64>, Option<i64>)]) -> Value {
         let base = i64::from(dim.lower);
         ranges.push(((from - base) as usize, (to - base) as usize));
     }
-    let strides = strides(&dims);
-    let mut items = Vec::new();
-    let mut index: Vec<usize> = ranges.iter().map(|r| r.0).collect();
-    'all: loop {
-        let offset: usize = index.iter().zip(&strides).map(|(i, s)| i * s).sum();
-        items.push(array.items()[offset].clone());
-        for d in (0..index.len()).rev() {
-            if index[d] < ranges[d].1 {
-                index[d] += 1;
-                continue 'all;
-            }
-            index[d] = ranges[d].0;
-        }
-        break;
-    }
+    let items = (region(&dims, &ranges))
+        .map(|offset| array.items()[offset].clone())
+        .collect();
     let out_dims = (ranges.iter())
         .map(|(from, to)| Dim {
             lower: 1,

@@ -7,8 +7,8 @@
 //! values):
 //!
 //! - A subscripted target's value is assigned into the column's array at
-//!   its subscript (`array_assignment::assign`, the one owner of that
-//!   rule), the array starting NULL (not the column's default).
+//!   its subscripts (`array_set::assign`, the one owner of that rule),
+//!   the array starting NULL (not the column's default).
 //! - Several targets of one column apply in the order written, each to
 //!   the array the one before made (`(a[2], a[1])`, `(a[1], a[1])`).
 //! - A column named more than once, once without a subscript, is 42701
@@ -27,7 +27,8 @@
 //! stays first): `PARTITION ($targets:insert, a[1], a[2])`, the marker
 //! not a token a client can write.
 
-use crate::array_assignment::{self, Target};
+use crate::array_assignment;
+use crate::array_subscripts::Subscripts as Shape;
 use crate::error::SqlError;
 use crate::field_assignment::Path;
 use crate::scalar::{self, Scalar};
@@ -57,8 +58,8 @@ pub struct Subscript {
 /// Where inside its column a target writes.
 #[derive(Debug, Clone)]
 enum Place {
-    /// `a[i]`, `a[l:u]`: which, its bounds bound.
-    Subscript { target: Target, bounds: Vec<Scalar> },
+    /// `a[i]`, `a[l:u]`, `a[i][j]`, ...: their shape, their bounds bound.
+    Subscript { shape: Shape, bounds: Vec<Scalar> },
     /// `c.f1.f2`.
     Field(Path),
 }
@@ -166,11 +167,13 @@ fn subscript_of(e: &Expr, relation: &Relation, c: usize) -> Result<Option<Subscr
             "an INSERT target mixing fields and subscripts",
         ));
     }
-    let [AccessExpr::Subscript(written)] = access_chain.as_slice() else {
-        return Err(SqlError::unsupported(
-            "an INSERT target with more than one subscript or with a field",
-        ));
-    };
+    let written: Vec<&Written> = (access_chain.iter())
+        .map(|a| match a {
+            AccessExpr::Subscript(s) => Some(s),
+            AccessExpr::Dot(_) => None,
+        })
+        .collect::<Option<_>>()
+        .ok_or_else(|| SqlError::unsupported("an INSERT target mixing subscripts and fields"))?;
     let Some(element) = ty.element() else {
         return Err(SqlError::new(
             "42804",
@@ -180,32 +183,13 @@ fn subscript_of(e: &Expr, relation: &Relation, c: usize) -> Result<Option<Subscr
             ),
         ));
     };
-    let bind = |b: &Expr| crate::array_subscripts::integer_subscript(scalar::bind(b, none)?, none);
-    let (target, bounds) = match written {
-        Written::Index { index } => (Target::Element, vec![bind(index)?]),
-        Written::Slice {
-            stride: Some(_), ..
-        } => return Err(SqlError::syntax("syntax error at or near \":\"")),
-        Written::Slice {
-            lower_bound,
-            upper_bound,
-            ..
-        } => (
-            Target::Slice {
-                lower: lower_bound.is_some(),
-                upper: upper_bound.is_some(),
-            },
-            (lower_bound.iter().chain(upper_bound))
-                .map(bind)
-                .collect::<Result<_, _>>()?,
-        ),
-    };
-    let ty = match target {
-        Target::Element => element,
-        Target::Slice { .. } => ty,
+    let (shape, bounds) = crate::array_subscripts::written(&written, none)?;
+    let ty = match shape.slice {
+        false => element,
+        true => ty,
     };
     Ok(Some(Subscript {
-        place: Place::Subscript { target, bounds },
+        place: Place::Subscript { shape, bounds },
         ty,
         column,
         at: e.span().start,
@@ -290,13 +274,13 @@ impl Subscripts {
             let value = types::assign(std::mem::replace(&mut row[i], Value::Null), s.ty)?;
             row[i] = match &s.place {
                 Place::Field(path) => path.set(base, value)?,
-                Place::Subscript { target, bounds } => {
+                Place::Subscript { shape, bounds } => {
                     let mut args = vec![base];
                     for b in bounds {
                         args.push(b.eval(&[], env)?);
                     }
                     args.push(value);
-                    array_assignment::assign(*target, args)?
+                    crate::array_set::assign(*shape, args)?
                 }
             };
         }
@@ -499,7 +483,7 @@ mod tests {
         let element = |i: i64| {
             Some(Subscript {
                 place: Place::Subscript {
-                    target: Target::Element,
+                    shape: Shape::element(1),
                     bounds: vec![at(i)],
                 },
                 ty: SqlType::Int4,

@@ -322,6 +322,7 @@ pub fn name(ty: SqlType) -> String {
         | SqlType::Timestamp(_)
         | SqlType::TimestampTz(_)
         | SqlType::Interval(_) => without_modifier(ty, &[]).name(),
+        SqlType::Array(element) => format!("{}[]", name(*element)),
         other => other.name(),
     }
 }

@@ -106,7 +106,7 @@ pub fn column_type(ty: &DataType) -> Result<SqlType, SqlError> {
             if element.element().is_some() {
                 return Ok(element);
             }
-            element.array_of().ok_or_else(|| {
+            element.array_keeping_modifier().ok_or_else(|| {
                 SqlError::unsupported(format!("arrays of type {}", element.name()))
             })?
         }
@@ -116,18 +116,6 @@ pub fn column_type(ty: &DataType) -> Result<SqlType, SqlError> {
 
 /// The type of a table's column: [`column_type`], if [`storable`].
 pub fn stored_column_type(ty: &DataType) -> Result<SqlType, SqlError> {
-    // An array's type keeps no element length or precision: refused
-    // rather than ignored (PostgreSQL applies them to each element).
-    if let DataType::Array(
-        ast::ArrayElemTypeDef::SquareBracket(element, _)
-        | ast::ArrayElemTypeDef::AngleBracket(element),
-    ) = ty
-        && column_type(element)?.typmod() != -1
-    {
-        return Err(SqlError::unsupported(format!(
-            "a column of type {ty} (folio's arrays keep no length or precision of their elements)"
-        )));
-    }
     storable(column_type(ty)?)
 }
 
@@ -180,6 +168,19 @@ fn named_type(name: &ast::ObjectName) -> Result<SqlType, SqlError> {
         "jsonb" => SqlType::Jsonb,
         range if folio_row::RangeKind::of_name(range).is_some() => {
             SqlType::Range(folio_row::RangeKind::of_name(range).expect("matched"))
+        }
+        // PostgreSQL's name of an array type (`_int2`, `_name`).
+        array if array.len() > 1 && array.starts_with('_') => {
+            let element = ast::ObjectName::from(vec![ast::Ident::new(&array[1..])]);
+            match named_type(&element).ok().and_then(|e| e.array_of()) {
+                Some(ty) => ty,
+                None => {
+                    return Err(SqlError::new(
+                        "42704",
+                        format!("type \"{name}\" does not exist"),
+                    ));
+                }
+            }
         }
         other => {
             // A user's type: unqualified or in `public`.
@@ -737,10 +738,16 @@ fn no_cast_from(from: SqlType, ty: SqlType) -> SqlError {
 /// `varchar(n)` or `char(n)` the text is first cut
 /// to `n` characters, as PostgreSQL's explicit casts cut it
 /// (`'abcd'::varchar(2)` is `ab`); an assignment refuses it instead
-/// (22001, `Value::fit`).
+/// (22001, `Value::fit`). An array of them cuts each element.
 pub fn explicit_cast(value: Value, ty: SqlType) -> Result<Value, SqlError> {
     let limit = match ty {
         SqlType::Varchar(Some(n)) | SqlType::Char(n) => n as usize,
+        SqlType::Array(element @ (SqlType::Varchar(Some(_)) | SqlType::Char(_))) => {
+            return match cast(value, SqlType::Array(&SqlType::Text))? {
+                Value::Array(a) => Ok(Value::Array(a.try_map(|v| explicit_cast(v, *element))?)),
+                other => Ok(other),
+            };
+        }
         _ => return cast(value, ty),
     };
     let value = match cast(value, SqlType::Text)? {

@@ -304,6 +304,18 @@ impl Catalog {
         Ok(out)
     }
 
+    /// The domains made directly over type `oid` (an enum or composite
+    /// type, or an array type), by name: what DROP TYPE of it reaches.
+    pub fn domains_over(
+        &self,
+        txn: &Transaction,
+        oid: u32,
+    ) -> Result<Vec<Arc<DomainType>>, CatalogError> {
+        let mut out = domains_among(&self.class_rows(txn)?);
+        out.retain(|d| d.parent == 0 && d.base_oid == oid);
+        Ok(out)
+    }
+
     /// `DROP DOMAIN name`: 2BP01 while a column has the type or a domain
     /// is made over it (the SQL layer drops those first under CASCADE).
     pub fn drop_domain(&self, txn: &mut Transaction, name: &str) -> Result<(), CatalogError> {

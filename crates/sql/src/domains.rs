@@ -217,14 +217,61 @@ pub fn type_oid(ty: &DataType, bound: SqlType) -> u32 {
     of_type(ty).map_or(bound.oid(), |d| d.oid)
 }
 
-/// The base type of `def`.
+/// The base type of `def`: a built-in type, or an enum or composite type
+/// (or an array of one) the statement sees; an array's elements keep
+/// the domain's modifier ([`with_element_typmod`]).
 pub fn base_type(def: &DomainType) -> Result<SqlType, SqlError> {
-    SqlType::from_oid(def.base_oid, def.base_typmod).ok_or_else(|| {
-        SqlError::new(
-            "XX000",
-            format!("domain {} has an unknown base type", def.name),
-        )
-    })
+    let ty = SqlType::from_oid(def.base_oid, def.base_typmod)
+        .or_else(|| crate::user_types::of_oid(def.base_oid, def.base_typmod))
+        .ok_or_else(|| {
+            SqlError::new(
+                "XX000",
+                format!("domain {} has an unknown base type", def.name),
+            )
+        })?;
+    Ok(with_element_typmod(ty, def.base_typmod))
+}
+
+/// Array type `ty` with elements of modifier `typmod` (`varchar(4)[]`:
+/// PostgreSQL's `typtypmod` of a domain over an array is its elements'),
+/// else `ty`. Only a domain's base type has one: folio's array types
+/// otherwise keep no element modifier (`types::stored_column_type`).
+pub fn with_element_typmod(ty: SqlType, typmod: i32) -> SqlType {
+    use std::sync::Mutex;
+    /// The modified element types made so far, each leaked once: a few,
+    /// one per modifier a domain over an array declares.
+    static INTERNED: Mutex<Vec<&'static SqlType>> = Mutex::new(Vec::new());
+    let Some(element) = ty.element().filter(|_| typmod != -1) else {
+        return ty;
+    };
+    let Some(modified) = SqlType::from_oid(element.oid(), typmod).filter(|e| *e != element) else {
+        return ty;
+    };
+    let mut interned = INTERNED.lock().unwrap_or_else(|e| e.into_inner());
+    let known = match interned.iter().find(|e| ***e == modified) {
+        Some(known) => *known,
+        None => {
+            let leaked: &'static SqlType = Box::leak(Box::new(modified));
+            interned.push(leaked);
+            leaked
+        }
+    };
+    SqlType::Array(known)
+}
+
+/// The modifier of the type `ty` declares, an array's its elements'
+/// (`varchar(4)[2][3]`: that of `varchar(4)`).
+fn declared_typmod(ty: &DataType) -> Result<i32, SqlError> {
+    use sqlparser::ast::ArrayElemTypeDef;
+    let mut ty = ty;
+    // Each step takes off one `[]`: bounded by the type's text.
+    while let DataType::Array(
+        ArrayElemTypeDef::SquareBracket(element, _) | ArrayElemTypeDef::AngleBracket(element),
+    ) = ty
+    {
+        ty = element;
+    }
+    Ok(types::column_type(ty)?.typmod())
 }
 
 /// A domain's rules, bound: what a value of it must meet, its own and
@@ -232,6 +279,10 @@ pub fn base_type(def: &DomainType) -> Result<SqlType, SqlError> {
 #[derive(Debug, PartialEq)]
 pub struct Bound {
     pub name: String,
+    /// The base type, when a value of it is first converted to it: an
+    /// array whose elements have a modifier ([`with_element_typmod`]; a
+    /// table keeps no such type, so its writes convert here).
+    convert_to: Option<SqlType>,
     /// NOT NULL at any level.
     not_null: bool,
     /// Each CHECK (name, expression over the one column `value`): the
@@ -277,9 +328,15 @@ fn bind_check(expr: &Expr, base: SqlType) -> Result<Scalar, SqlError> {
 }
 
 impl Bound {
-    /// `def`'s rules and its parents' (found among `domains`).
-    pub fn bind(def: &DomainType, domains: &[Arc<DomainType>]) -> Result<Arc<Bound>, SqlError> {
-        let base = base_type(def)?;
+    /// `def`'s rules and its parents' (found among `domains`), over
+    /// `def`'s base type `base` (`base_type`, or a table's column type:
+    /// with the element modifier put back here).
+    pub fn bind(
+        def: &DomainType,
+        base: SqlType,
+        domains: &[Arc<DomainType>],
+    ) -> Result<Arc<Bound>, SqlError> {
+        let base = with_element_typmod(base, def.base_typmod);
         let mut checks = Vec::new();
         let mut not_null = false;
         for level in levels(def, domains)?.into_iter().rev() {
@@ -297,9 +354,22 @@ impl Bound {
         }
         Ok(Arc::new(Bound {
             name: def.name.clone(),
+            convert_to: (base.element().is_some() && def.base_typmod != -1).then_some(base),
             not_null,
             checks,
         }))
+    }
+
+    /// `value` stored into a column of the domain: converted to the
+    /// base type's element modifier if it has one (22001 for a text too
+    /// long, as an assignment), then judged ([`Bound::enforce`]).
+    pub fn fit(&self, value: Value, env: &Env<'_>) -> Result<Value, SqlError> {
+        let value = match self.convert_to {
+            Some(ty) => types::assign(value, ty)?,
+            None => value,
+        };
+        self.enforce(&value, env)?;
+        Ok(value)
     }
 
     /// 23502 for NULL under NOT NULL, 23514 naming the first CHECK
@@ -373,21 +443,21 @@ pub fn create(cx: &Ctx<'_>, txn: &mut Transaction, create: &Create) -> Result<Ou
     // Over a domain: its base type, and its default unless one is given
     // (PostgreSQL copies the parent's `typdefault`).
     let parent = of_type(&create.data_type);
-    let base = match &parent {
-        Some(p) => base_type(p)?,
-        None => types::stored_column_type(&create.data_type)?,
+    // The base type: an array's keeps its elements' modifier (PostgreSQL
+    // ignores the sizes: `int4[1]` is `int4[]`).
+    let (base, base_typmod) = match &parent {
+        Some(p) => (base_type(p)?, p.base_typmod),
+        None => {
+            let ty = types::storable(types::column_type(&create.data_type)?)?;
+            let typmod = declared_typmod(&create.data_type)?;
+            (with_element_typmod(ty, typmod), typmod)
+        }
     };
-    if matches!(base, SqlType::Enum(_)) || base.element().is_some() {
-        return Err(SqlError::unsupported(format!(
-            "a domain over type {}",
-            base.name()
-        )));
-    }
     let mut def = DomainType {
         oid: 0,
         name: name.clone(),
         base_oid: base.oid(),
-        base_typmod: base.typmod(),
+        base_typmod,
         parent: parent.as_ref().map_or(0, |p| p.oid),
         not_null: false,
         default: match &create.default {
@@ -507,6 +577,7 @@ pub fn alter(
             };
             let probe = Bound {
                 name: name.clone(),
+                convert_to: None,
                 not_null: false,
                 checks: vec![(cname.clone(), check)],
             };
@@ -542,6 +613,7 @@ pub fn alter(
             if !old.not_null {
                 let probe = Bound {
                     name: name.clone(),
+                    convert_to: None,
                     not_null: true,
                     checks: Vec::new(),
                 };

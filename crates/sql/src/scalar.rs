@@ -838,7 +838,7 @@ fn bind_node(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, S
                 ));
             }
             let domain = crate::domains::of_type(data_type)
-                .map(|d| crate::domains::Bound::bind(&d, &crate::user_types::domains()))
+                .map(|d| crate::domains::Bound::bind(&d, ty, &crate::user_types::domains()))
                 .transpose()?;
             let cast = match bind(expr, columns)? {
                 // A quoted literal cast is a typed literal (`'1'::int`); an

@@ -51,8 +51,22 @@ pub struct Alter {
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum AlterAction {
-    /// `ADD [CONSTRAINT c] CHECK (e)`.
-    AddCheck(Option<String>, Expr),
+    /// `ADD [CONSTRAINT c] CHECK (e) [NOT VALID]` (`valid`: without NOT
+    /// VALID).
+    AddCheck {
+        name: Option<String>,
+        check: Expr,
+        valid: bool,
+    },
+    /// `VALIDATE CONSTRAINT c`.
+    Validate(String),
+    /// `RENAME TO name`.
+    Rename(String),
+    /// `RENAME CONSTRAINT c TO name`.
+    RenameConstraint {
+        from: String,
+        to: String,
+    },
     /// `DROP CONSTRAINT [IF EXISTS] c [RESTRICT | CASCADE]`.
     DropConstraint {
         name: String,
@@ -158,12 +172,11 @@ pub fn parse_alter(tokens: &[TokenWithSpan]) -> Result<Alter, SqlError> {
     let name = p.parse_object_name(false).map_err(syntax)?;
     let action = if p.parse_keyword(Keyword::ADD) {
         match constraint(&mut p)? {
-            Some((name, Constraint::Check(e))) => {
-                if p.parse_keywords(&[Keyword::NOT, Keyword::VALID]) {
-                    return Err(SqlError::unsupported("ALTER DOMAIN ... NOT VALID"));
-                }
-                AlterAction::AddCheck(name, *e)
-            }
+            Some((name, Constraint::Check(e))) => AlterAction::AddCheck {
+                name,
+                check: *e,
+                valid: !p.parse_keywords(&[Keyword::NOT, Keyword::VALID]),
+            },
             Some((_, Constraint::NotNull)) => AlterAction::SetNotNull,
             _ => {
                 return Err(SqlError::syntax(format!(
@@ -177,6 +190,15 @@ pub fn parse_alter(tokens: &[TokenWithSpan]) -> Result<Alter, SqlError> {
         let name = names::ident(&p.parse_identifier().map_err(syntax)?);
         let _ = p.parse_one_of_keywords(&[Keyword::RESTRICT, Keyword::CASCADE]);
         AlterAction::DropConstraint { name, if_exists }
+    } else if p.parse_keywords(&[Keyword::VALIDATE, Keyword::CONSTRAINT]) {
+        AlterAction::Validate(names::ident(&p.parse_identifier().map_err(syntax)?))
+    } else if p.parse_keywords(&[Keyword::RENAME, Keyword::CONSTRAINT]) {
+        let from = names::ident(&p.parse_identifier().map_err(syntax)?);
+        p.expect_keyword(Keyword::TO).map_err(syntax)?;
+        let to = names::ident(&p.parse_identifier().map_err(syntax)?);
+        AlterAction::RenameConstraint { from, to }
+    } else if p.parse_keywords(&[Keyword::RENAME, Keyword::TO]) {
+        AlterAction::Rename(names::ident(&p.parse_identifier().map_err(syntax)?))
     } else if p.parse_keywords(&[Keyword::SET, Keyword::DEFAULT]) {
         AlterAction::SetDefault(p.parse_expr().map_err(syntax)?)
     } else if p.parse_keywords(&[Keyword::DROP, Keyword::DEFAULT]) {
@@ -272,6 +294,24 @@ fn declared_typmod(ty: &DataType) -> Result<i32, SqlError> {
         ty = element;
     }
     Ok(types::column_type(ty)?.typmod())
+}
+
+/// The domain expression `e`'s value is of, by name, where the binder
+/// knows one (`pg_typeof` reports it; its type is otherwise the base
+/// type's): a cast to it, a column of it, a COALESCE of values all of it
+/// (PostgreSQL's common type of inputs of one domain is the domain).
+pub fn value_domain(e: &Scalar, columns: &(impl scalar::Columns + ?Sized)) -> Option<String> {
+    match e {
+        Scalar::Domain(_, d) => Some(d.name.clone()),
+        Scalar::Column(c) => columns.domain_at(*c),
+        Scalar::Func(crate::functions::Func::Coalesce, args) => {
+            let first = value_domain(args.first()?, columns)?;
+            (args[1..].iter())
+                .all(|a| value_domain(a, columns).as_deref() == Some(&first))
+                .then_some(first)
+        }
+        _ => None,
+    }
 }
 
 /// A domain's rules, bound: what a value of it must meet, its own and
@@ -487,6 +527,7 @@ pub fn create(cx: &Ctx<'_>, txn: &mut Transaction, create: &Create) -> Result<Ou
                     oid: 0,
                     name: cname,
                     expr: e.to_string(),
+                    validated: true,
                 });
             }
         }
@@ -563,7 +604,11 @@ pub fn alter(
     let base = base_type(&old)?;
     let mut new = (*old).clone();
     match &alter.action {
-        AlterAction::AddCheck(cname, e) => {
+        AlterAction::AddCheck {
+            name: cname,
+            check: e,
+            valid,
+        } => {
             let check = bind_check(e, base)?;
             let cname = match cname {
                 Some(n) if new.checks.iter().any(|c| &c.name == n) => {
@@ -575,18 +620,62 @@ pub fn alter(
                 Some(n) => n.clone(),
                 None => check_name(&name, &new.checks),
             };
-            let probe = Bound {
-                name: name.clone(),
-                convert_to: None,
-                not_null: false,
-                checks: vec![(cname.clone(), check)],
-            };
-            validate(cx, txn, &old, &probe)?;
+            if *valid {
+                let probe = Bound {
+                    name: name.clone(),
+                    convert_to: None,
+                    not_null: false,
+                    checks: vec![(cname.clone(), check)],
+                };
+                validate(cx, txn, &old, &probe)?;
+            }
             new.checks.push(DomainCheck {
                 oid: 0,
                 name: cname,
                 expr: e.to_string(),
+                validated: *valid,
             });
+        }
+        AlterAction::Validate(cname) => {
+            let Some(c) = new.checks.iter_mut().find(|c| &c.name == cname) else {
+                return Err(SqlError::new(
+                    "42704",
+                    format!("constraint \"{cname}\" of domain \"{name}\" does not exist"),
+                ));
+            };
+            if c.validated {
+                return Ok(Output::command("ALTER DOMAIN"));
+            }
+            let probe = Bound {
+                name: name.clone(),
+                convert_to: None,
+                not_null: false,
+                checks: vec![(
+                    cname.clone(),
+                    bind_check(&parse::expression(&c.expr)?, base)?,
+                )],
+            };
+            validate(cx, txn, &old, &probe)?;
+            c.validated = true;
+        }
+        AlterAction::Rename(to) => {
+            catalog.rename_domain(txn, &name, to)?;
+            return Ok(Output::command("ALTER DOMAIN"));
+        }
+        AlterAction::RenameConstraint { from, to } => {
+            if new.checks.iter().any(|c| &c.name == to) {
+                return Err(SqlError::new(
+                    "42710",
+                    format!("constraint \"{to}\" for domain {name} already exists"),
+                ));
+            }
+            let Some(c) = new.checks.iter_mut().find(|c| &c.name == from) else {
+                return Err(SqlError::new(
+                    "42704",
+                    format!("constraint \"{from}\" for domain {name} does not exist"),
+                ));
+            };
+            c.name = to.clone();
         }
         AlterAction::DropConstraint {
             name: cname,
@@ -638,6 +727,15 @@ fn validate(
 ) -> Result<(), SqlError> {
     let env = Env::at(cx.now);
     let catalog = cx.db.catalog();
+    if let Some((table, column)) = catalog.columns_holding(txn, def.oid)?.first() {
+        return Err(SqlError::new(
+            "0A000",
+            format!(
+                "cannot alter type \"{}\" because column \"{table}.{column}\" uses it",
+                def.name
+            ),
+        ));
+    }
     // The domain's columns and those of each domain made over it.
     let mut columns = catalog.columns_of_type(txn, def.oid)?;
     for (d, _) in catalog.domain_dependents(txn, def.oid, &def.name)? {

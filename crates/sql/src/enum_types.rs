@@ -100,6 +100,14 @@ pub fn alter(
 ) -> Result<Output, SqlError> {
     let catalog = cx.db.catalog();
     let name = names::relation(name)?;
+    // `ALTER TYPE d RENAME TO n` of a domain is ALTER DOMAIN's.
+    if let AlterTypeOperation::Rename(r) = operation
+        && catalog.domain_type(txn, &name)?.is_some()
+    {
+        cx.relations.ddl();
+        catalog.rename_domain(txn, &name, &names::ident(&r.new_name))?;
+        return Ok(Output::command("ALTER TYPE"));
+    }
     if catalog.enum_type(txn, &name)?.is_none() {
         return Err(SqlError::new(
             "42704",

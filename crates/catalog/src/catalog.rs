@@ -1463,10 +1463,12 @@ impl Catalog {
                 index.primary = true;
             }
         }
-        let type_oids =
+        let column_oids =
             (columns.iter().map(|c| c.type_oid)).chain(layout.dropped().iter().map(|d| d.type_oid));
+        let domains = crate::domains::domains_of(classes, column_oids.clone());
+        // The types of the columns and those their domains are made over.
+        let type_oids = column_oids.chain(domains.iter().map(|d| d.base_oid));
         let enums = Catalog::enums_of(classes, type_oids.clone());
-        let domains = crate::domains::domains_of(classes, type_oids.clone());
         let relation_columns = self.relation_columns_of(txn, classes, type_oids.clone())?;
         let composites = crate::composites::composites_of(classes, &relation_columns, type_oids);
         let matview = crate::matviews::matview_of(&class);

@@ -95,9 +95,11 @@ fn resolve(
         KIND_ENUM => Catalog::enums_of(classes, [oid].into_iter())
             .first()
             .map(|e| SqlType::Enum(e)),
-        KIND_DOMAIN => {
+        // A domain's base type is never a domain: the depth is bounded
+        // anyway.
+        KIND_DOMAIN if depth < MAX_DEPTH => {
             let d = class.domain.as_ref()?;
-            SqlType::from_oid(d.base_oid, d.base_typmod)
+            resolve(classes, columns, d.base_oid, d.base_typmod, depth + 1)
         }
         KIND_COMPOSITE if depth < MAX_DEPTH => {
             composite_type(classes, columns, class, depth + 1).map(SqlType::Composite)
@@ -400,11 +402,15 @@ impl Catalog {
         let (_, class) = self.relock_class(txn, tid, name, missing)?;
         let array_oid = class.composite.as_ref().map_or(0, |b| b.array_oid);
         let arrays = self.columns_of_type(txn, array_oid)?;
-        if !arrays.is_empty() {
+        let domains = self.domains_over(txn, array_oid)?;
+        if !arrays.is_empty() || !domains.is_empty() {
+            let domains = domains.iter().map(|d| format!("type {}", d.name));
             return Err(CatalogError::DependedOn {
                 object: format!("type {name}"),
                 dependents: (arrays.iter())
-                    .map(|(t, c)| (format!("column {c} of table {t}"), format!("type {name}[]")))
+                    .map(|(t, c)| format!("column {c} of table {t}"))
+                    .chain(domains)
+                    .map(|d| (d, format!("type {name}[]")))
                     .collect(),
             });
         }

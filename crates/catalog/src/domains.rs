@@ -51,15 +51,21 @@ pub struct DomainCheck {
     pub name: String,
     /// The expression over `VALUE`, as SQL text.
     pub expr: String,
+    /// Whether the stored values were checked against it: false after
+    /// `ADD ... NOT VALID` until `VALIDATE CONSTRAINT` (PostgreSQL's
+    /// `convalidated`). New values are checked either way.
+    pub validated: bool,
 }
 
 impl DomainType {
     pub(crate) fn encode(&self, w: &mut Writer) {
+        let not_valid = self.checks.iter().any(|c| !c.validated);
         w.u32(self.base_oid)
             .i32(self.base_typmod)
             .u8(self.not_null as u8
                 | (self.default.is_some() as u8) << 1
-                | ((self.parent != 0) as u8) << 2);
+                | ((self.parent != 0) as u8) << 2
+                | (not_valid as u8) << 3);
         if let Some(default) = &self.default {
             w.str(default);
         }
@@ -70,11 +76,18 @@ impl DomainType {
         for c in &self.checks {
             w.u32(c.oid).str(&c.name).str(&c.expr);
         }
+        // Each check's validity, only when one is NOT VALID (rows written
+        // before it existed read as all valid).
+        if not_valid {
+            for c in &self.checks {
+                w.u8(c.validated as u8);
+            }
+        }
     }
 
     pub(crate) fn decode(r: &mut Reader<'_>) -> Result<DomainType, String> {
         let (base_oid, base_typmod, flags) = (r.u32()?, r.i32()?, r.u8()?);
-        if flags > 7 {
+        if flags > 15 {
             return Err(format!("domain flags {flags:#04x}"));
         }
         let default = match flags & 2 != 0 {
@@ -86,15 +99,21 @@ impl DomainType {
             false => 0,
         };
         let n = r.u32()?;
-        let checks = (0..n)
+        let mut checks = (0..n)
             .map(|_| {
                 Ok(DomainCheck {
                     oid: r.u32()?,
                     name: r.str()?,
                     expr: r.str()?,
+                    validated: true,
                 })
             })
             .collect::<Result<Vec<_>, String>>()?;
+        if flags & 8 != 0 {
+            for c in &mut checks {
+                c.validated = r.u8()? != 0;
+            }
+        }
         Ok(DomainType {
             oid: 0,
             name: String::new(),
@@ -304,6 +323,78 @@ impl Catalog {
         Ok(out)
     }
 
+    /// The domains made directly over type `oid` (an enum or composite
+    /// type, or an array type), by name: what DROP TYPE of it reaches.
+    pub fn domains_over(
+        &self,
+        txn: &Transaction,
+        oid: u32,
+    ) -> Result<Vec<Arc<DomainType>>, CatalogError> {
+        let mut out = domains_among(&self.class_rows(txn)?);
+        out.retain(|d| d.parent == 0 && d.base_oid == oid);
+        Ok(out)
+    }
+
+    /// The columns whose values hold a value of type `oid` inside a
+    /// composite value: of a composite type with a field of it, of that
+    /// type's array type, or of a domain over either. PostgreSQL does
+    /// not look inside those when a domain's rules change (0A000).
+    pub fn columns_holding(
+        &self,
+        txn: &mut Transaction,
+        oid: u32,
+    ) -> Result<Vec<(String, String)>, CatalogError> {
+        let classes = txn.with_latest_snapshot(|txn| self.class_rows(txn))?;
+        let mut types: Vec<u32> = (classes.iter())
+            .filter_map(|(_, c)| c.composite.as_ref().map(|b| (c, b)))
+            .filter(|(_, b)| b.fields.iter().any(|(_, o, _)| *o == oid))
+            .flat_map(|(c, b)| [c.oid as u32, b.array_oid])
+            .collect();
+        let over: Vec<u32> = (domains_among(&classes).iter())
+            .filter(|d| types.contains(&d.base_oid))
+            .map(|d| d.oid)
+            .collect();
+        types.extend(over);
+        let mut out = Vec::new();
+        for t in types {
+            out.extend(self.columns_of_type(txn, t)?);
+        }
+        Ok(out)
+    }
+
+    /// `ALTER DOMAIN name RENAME TO new` (also `ALTER TYPE`): 42710 if
+    /// a type or relation has the new name. The tables with columns of
+    /// it read their definitions again (`replace_domain`).
+    pub fn rename_domain(
+        &self,
+        txn: &mut Transaction,
+        name: &str,
+        new: &str,
+    ) -> Result<(), CatalogError> {
+        check_name(new)?;
+        let def = self.lock_domain(txn, name)?;
+        if self.class(txn, new)?.is_some() {
+            return Err(CatalogError::TypeExists(new.to_string()));
+        }
+        let missing = || CatalogError::NoSuchType(name.to_string());
+        let (tid, class) = self.class(txn, name)?.ok_or_else(missing)?;
+        // A new name is a new index entry: the row is rewritten whole.
+        let row = ClassRow {
+            name: new.to_string(),
+            ..class
+        };
+        self.in_savepoint(txn, |txn| {
+            self.classes.delete(txn, tid)?;
+            self.insert_class(txn, &row)
+        })?;
+        let renamed = DomainType {
+            name: new.to_string(),
+            ..(*def).clone()
+        };
+        self.replace_domain(txn, &renamed)?;
+        Ok(())
+    }
+
     /// `DROP DOMAIN name`: 2BP01 while a column has the type or a domain
     /// is made over it (the SQL layer drops those first under CASCADE).
     pub fn drop_domain(&self, txn: &mut Transaction, name: &str) -> Result<(), CatalogError> {
@@ -361,7 +452,7 @@ mod tests {
     use super::*;
 
     // Proves a domain's body reads back as written, with and without a
-    // default and checks.
+    // default and checks, a NOT VALID check among them.
     #[test]
     fn body_round_trips() {
         for def in [
@@ -373,11 +464,20 @@ mod tests {
                 parent: 17001,
                 not_null: true,
                 default: Some("'x'".into()),
-                checks: vec![DomainCheck {
-                    oid: 17000,
-                    name: "email_check".into(),
-                    expr: "VALUE ~ '@'".into(),
-                }],
+                checks: vec![
+                    DomainCheck {
+                        oid: 17000,
+                        name: "email_check".into(),
+                        expr: "VALUE ~ '@'".into(),
+                        validated: true,
+                    },
+                    DomainCheck {
+                        oid: 17002,
+                        name: "later".into(),
+                        expr: "VALUE <> ''".into(),
+                        validated: false,
+                    },
+                ],
             },
             DomainType {
                 oid: 0,

@@ -147,12 +147,23 @@ fn check_label(label: &str) -> Result<(), CatalogError> {
 }
 
 /// The type of a column of type `oid` (with `typmod`) in table `def`: a
-/// built-in type, or one of the enum types its definition carries.
+/// built-in type, one of the enum or composite types its definition
+/// carries, or a domain's base type (any of those: the definition
+/// carries the types its domains are made over too).
 pub(crate) fn column_type(def: &TableDef, oid: u32, typmod: i32) -> Option<SqlType> {
-    SqlType::from_oid(oid, typmod).or_else(|| match def.domains.iter().find(|d| d.oid == oid) {
-        // A domain's column is of its base type (`domains.rs`).
-        Some(d) => SqlType::from_oid(d.base_oid, d.base_typmod),
-        None => (def.enums.iter())
+    match def.domains.iter().find(|d| d.oid == oid) {
+        // A domain's column is of its base type (`domains.rs`), never
+        // itself a domain.
+        Some(d) => type_among(def, d.base_oid, d.base_typmod),
+        None => type_among(def, oid, typmod),
+    }
+}
+
+/// The built-in type, or enum or composite type (or its array type)
+/// `def` carries, of oid `oid`.
+fn type_among(def: &TableDef, oid: u32, typmod: i32) -> Option<SqlType> {
+    SqlType::from_oid(oid, typmod).or_else(|| {
+        (def.enums.iter())
             .find(|e| e.oid == oid)
             .map(|e| SqlType::Enum(e))
             .or_else(|| {
@@ -161,7 +172,7 @@ pub(crate) fn column_type(def: &TableDef, oid: u32, typmod: i32) -> Option<SqlTy
                     _ if oid == c.array_oid => Some(SqlType::Array(c.sql_type())),
                     _ => None,
                 })
-            }),
+            })
     })
 }
 
@@ -227,11 +238,14 @@ impl Catalog {
                 self.lock_class_row_as(txn, *tid, missing, true)?;
             }
         }
-        let oids = columns.iter().map(|c| c.type_oid);
+        let domains = crate::domains::domains_of(&classes, columns.iter().map(|c| c.type_oid));
+        // The types of the columns and those the domains are made over.
+        let bases: Vec<u32> = domains.iter().map(|d| d.base_oid).collect();
+        let oids = (columns.iter().map(|c| c.type_oid)).chain(bases.iter().copied());
         let relation_columns = self.relation_columns_of(txn, &classes, oids.clone())?;
         Ok((
             Catalog::enums_of(&classes, oids.clone()),
-            crate::domains::domains_of(&classes, oids.clone()),
+            domains,
             crate::composites::composites_of(&classes, &relation_columns, oids),
         ))
     }
@@ -361,15 +375,18 @@ impl Catalog {
         type_name: &str,
     ) -> Result<(), CatalogError> {
         let users = self.columns_of_type(txn, oid)?;
-        let fields = txn.with_latest_snapshot(|txn| self.class_rows(txn))?;
-        let fields = crate::composites::fields_of_type(&fields, oid);
-        if users.is_empty() && fields.is_empty() {
+        let classes = txn.with_latest_snapshot(|txn| self.class_rows(txn))?;
+        let fields = crate::composites::fields_of_type(&classes, oid);
+        let mut domains = crate::domains::domains_among(&classes);
+        domains.retain(|d| d.parent == 0 && d.base_oid == oid);
+        if users.is_empty() && fields.is_empty() && domains.is_empty() {
             return Ok(());
         }
         let fields = (fields.iter()).map(|(t, f)| format!("column {f} of composite type {t}"));
         let columns = (users.iter()).map(|(t, c)| format!("column {c} of table {t}"));
+        let domains = domains.iter().map(|d| format!("type {}", d.name));
         Err(CatalogError::DependedOn {
-            dependents: (fields.chain(columns))
+            dependents: (fields.chain(columns).chain(domains))
                 .map(|d| (d, type_name.to_string()))
                 .collect(),
             object: object.to_string(),

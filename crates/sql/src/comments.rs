@@ -1,5 +1,6 @@
-//! `COMMENT ON {TABLE | INDEX | VIEW | SEQUENCE | COLUMN | CONSTRAINT}
-//! ... IS 'text' | NULL`: the object resolved as PostgreSQL resolves it
+//! `COMMENT ON {TABLE | INDEX | VIEW | SEQUENCE | COLUMN | CONSTRAINT |
+//! DOMAIN | TYPE} ... IS 'text' | NULL` (a user type's comment is kept
+//! as a relation's: types are class rows): the object resolved as PostgreSQL resolves it
 //! (its errors: 42P01 for a missing relation, 42809 for one of another
 //! kind, 42703 for a missing column, 42704 for a missing constraint),
 //! then kept in the catalog (folio-catalog `descriptions.rs`), where
@@ -104,6 +105,22 @@ pub fn comment(
                 (def.oid, Described::Constraint(constraint.oid))
             }
         }
+        CommentOn::Type { name, domain } => {
+            (type_oid(cx, txn, name, *domain)?, Described::Relation)
+        }
+        CommentOn::DomainConstraint { name, domain } => {
+            let oid = type_oid(cx, txn, domain, true)?;
+            let def = (catalog.domain_type(txn, domain)?).ok_or_else(|| no_type(domain))?;
+            let check = (def.checks.iter())
+                .find(|c| c.name == *name)
+                .ok_or_else(|| {
+                    SqlError::new(
+                        "42704",
+                        format!("constraint \"{name}\" for domain {domain} does not exist"),
+                    )
+                })?;
+            (oid, Described::Constraint(check.oid.into()))
+        }
     };
     catalog.set_description(txn, relation, on, comment.text.as_deref())?;
     Ok(Output::command("COMMENT"))
@@ -126,6 +143,33 @@ fn relation_of(
             format!("\"{}\" is not {what}", folio_catalog::unqualified(name)),
         )),
         None => Err(SqlError::undefined_table(name)),
+    }
+}
+
+/// 42704 `type "name" does not exist`.
+fn no_type(name: &str) -> SqlError {
+    SqlError::new("42704", format!("type \"{name}\" does not exist"))
+}
+
+/// The oid of user type `name` (a domain, enum or composite type; a
+/// domain when `domain`: 42809 `"name" is not a domain` otherwise), a
+/// class row as a relation's, so its comment is kept as a relation's.
+fn type_oid(cx: &Ctx<'_>, txn: &Transaction, name: &str, domain: bool) -> Result<u64, SqlError> {
+    let catalog = cx.db.catalog();
+    if let Some(d) = catalog.domain_type(txn, name)? {
+        return Ok(d.oid.into());
+    }
+    let oid = match catalog.enum_type(txn, name)? {
+        Some(e) => Some(e.oid),
+        None => catalog.composite_type(txn, name)?.map(|c| c.oid),
+    };
+    match oid {
+        Some(_) if domain => Err(SqlError::new(
+            "42809",
+            format!("\"{name}\" is not a domain"),
+        )),
+        Some(oid) => Ok(oid.into()),
+        None => Err(no_type(name)),
     }
 }
 

@@ -291,8 +291,16 @@ impl Constraints {
             let Some(domain) = def.domains.iter().find(|d| d.oid == column.type_oid) else {
                 continue;
             };
-            out.domains
-                .push((position, crate::domains::Bound::bind(domain, &def.domains)?));
+            let base = def.column_type(position).ok_or_else(|| {
+                SqlError::new(
+                    "XX000",
+                    format!("domain {} has an unknown base type", domain.name),
+                )
+            })?;
+            out.domains.push((
+                position,
+                crate::domains::Bound::bind(domain, base, &def.domains)?,
+            ));
             if let Some(expr) = &domain.default
                 && def.default_of(position).is_none()
             {
@@ -1281,9 +1289,10 @@ impl Constraints {
         if self.checks.is_empty() && self.domains.is_empty() && self.view_checks.is_empty() {
             return Ok(values);
         }
-        let values = relation.prepare(values)?;
+        let mut values = relation.prepare(values)?;
         for (column, domain) in &self.domains {
-            domain.enforce(&values[*column], env)?;
+            let value = std::mem::replace(&mut values[*column], Value::Null);
+            values[*column] = domain.fit(value, env)?;
         }
         for check in &self.checks {
             if check.expr.eval(&values, env)? == Value::Bool(false) {

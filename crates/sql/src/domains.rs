@@ -51,8 +51,22 @@ pub struct Alter {
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum AlterAction {
-    /// `ADD [CONSTRAINT c] CHECK (e)`.
-    AddCheck(Option<String>, Expr),
+    /// `ADD [CONSTRAINT c] CHECK (e) [NOT VALID]` (`valid`: without NOT
+    /// VALID).
+    AddCheck {
+        name: Option<String>,
+        check: Expr,
+        valid: bool,
+    },
+    /// `VALIDATE CONSTRAINT c`.
+    Validate(String),
+    /// `RENAME TO name`.
+    Rename(String),
+    /// `RENAME CONSTRAINT c TO name`.
+    RenameConstraint {
+        from: String,
+        to: String,
+    },
     /// `DROP CONSTRAINT [IF EXISTS] c [RESTRICT | CASCADE]`.
     DropConstraint {
         name: String,
@@ -158,12 +172,11 @@ pub fn parse_alter(tokens: &[TokenWithSpan]) -> Result<Alter, SqlError> {
     let name = p.parse_object_name(false).map_err(syntax)?;
     let action = if p.parse_keyword(Keyword::ADD) {
         match constraint(&mut p)? {
-            Some((name, Constraint::Check(e))) => {
-                if p.parse_keywords(&[Keyword::NOT, Keyword::VALID]) {
-                    return Err(SqlError::unsupported("ALTER DOMAIN ... NOT VALID"));
-                }
-                AlterAction::AddCheck(name, *e)
-            }
+            Some((name, Constraint::Check(e))) => AlterAction::AddCheck {
+                name,
+                check: *e,
+                valid: !p.parse_keywords(&[Keyword::NOT, Keyword::VALID]),
+            },
             Some((_, Constraint::NotNull)) => AlterAction::SetNotNull,
             _ => {
                 return Err(SqlError::syntax(format!(
@@ -177,6 +190,15 @@ pub fn parse_alter(tokens: &[TokenWithSpan]) -> Result<Alter, SqlError> {
         let name = names::ident(&p.parse_identifier().map_err(syntax)?);
         let _ = p.parse_one_of_keywords(&[Keyword::RESTRICT, Keyword::CASCADE]);
         AlterAction::DropConstraint { name, if_exists }
+    } else if p.parse_keywords(&[Keyword::VALIDATE, Keyword::CONSTRAINT]) {
+        AlterAction::Validate(names::ident(&p.parse_identifier().map_err(syntax)?))
+    } else if p.parse_keywords(&[Keyword::RENAME, Keyword::CONSTRAINT]) {
+        let from = names::ident(&p.parse_identifier().map_err(syntax)?);
+        p.expect_keyword(Keyword::TO).map_err(syntax)?;
+        let to = names::ident(&p.parse_identifier().map_err(syntax)?);
+        AlterAction::RenameConstraint { from, to }
+    } else if p.parse_keywords(&[Keyword::RENAME, Keyword::TO]) {
+        AlterAction::Rename(names::ident(&p.parse_identifier().map_err(syntax)?))
     } else if p.parse_keywords(&[Keyword::SET, Keyword::DEFAULT]) {
         AlterAction::SetDefault(p.parse_expr().map_err(syntax)?)
     } else if p.parse_keywords(&[Keyword::DROP, Keyword::DEFAULT]) {
@@ -217,14 +239,79 @@ pub fn type_oid(ty: &DataType, bound: SqlType) -> u32 {
     of_type(ty).map_or(bound.oid(), |d| d.oid)
 }
 
-/// The base type of `def`.
+/// The base type of `def`: a built-in type, or an enum or composite type
+/// (or an array of one) the statement sees; an array's elements keep
+/// the domain's modifier ([`with_element_typmod`]).
 pub fn base_type(def: &DomainType) -> Result<SqlType, SqlError> {
-    SqlType::from_oid(def.base_oid, def.base_typmod).ok_or_else(|| {
-        SqlError::new(
-            "XX000",
-            format!("domain {} has an unknown base type", def.name),
-        )
-    })
+    let ty = SqlType::from_oid(def.base_oid, def.base_typmod)
+        .or_else(|| crate::user_types::of_oid(def.base_oid, def.base_typmod))
+        .ok_or_else(|| {
+            SqlError::new(
+                "XX000",
+                format!("domain {} has an unknown base type", def.name),
+            )
+        })?;
+    Ok(with_element_typmod(ty, def.base_typmod))
+}
+
+/// Array type `ty` with elements of modifier `typmod` (`varchar(4)[]`:
+/// PostgreSQL's `typtypmod` of a domain over an array is its elements'),
+/// else `ty`. Only a domain's base type has one: folio's array types
+/// otherwise keep no element modifier (`types::stored_column_type`).
+pub fn with_element_typmod(ty: SqlType, typmod: i32) -> SqlType {
+    use std::sync::Mutex;
+    /// The modified element types made so far, each leaked once: a few,
+    /// one per modifier a domain over an array declares.
+    static INTERNED: Mutex<Vec<&'static SqlType>> = Mutex::new(Vec::new());
+    let Some(element) = ty.element().filter(|_| typmod != -1) else {
+        return ty;
+    };
+    let Some(modified) = SqlType::from_oid(element.oid(), typmod).filter(|e| *e != element) else {
+        return ty;
+    };
+    let mut interned = INTERNED.lock().unwrap_or_else(|e| e.into_inner());
+    let known = match interned.iter().find(|e| ***e == modified) {
+        Some(known) => *known,
+        None => {
+            let leaked: &'static SqlType = Box::leak(Box::new(modified));
+            interned.push(leaked);
+            leaked
+        }
+    };
+    SqlType::Array(known)
+}
+
+/// The modifier of the type `ty` declares, an array's its elements'
+/// (`varchar(4)[2][3]`: that of `varchar(4)`).
+fn declared_typmod(ty: &DataType) -> Result<i32, SqlError> {
+    use sqlparser::ast::ArrayElemTypeDef;
+    let mut ty = ty;
+    // Each step takes off one `[]`: bounded by the type's text.
+    while let DataType::Array(
+        ArrayElemTypeDef::SquareBracket(element, _) | ArrayElemTypeDef::AngleBracket(element),
+    ) = ty
+    {
+        ty = element;
+    }
+    Ok(types::column_type(ty)?.typmod())
+}
+
+/// The domain expression `e`'s value is of, by name, where the binder
+/// knows one (`pg_typeof` reports it; its type is otherwise the base
+/// type's): a cast to it, a column of it, a COALESCE of values all of it
+/// (PostgreSQL's common type of inputs of one domain is the domain).
+pub fn value_domain(e: &Scalar, columns: &(impl scalar::Columns + ?Sized)) -> Option<String> {
+    match e {
+        Scalar::Domain(_, d) => Some(d.name.clone()),
+        Scalar::Column(c) => columns.domain_at(*c),
+        Scalar::Func(crate::functions::Func::Coalesce, args) => {
+            let first = value_domain(args.first()?, columns)?;
+            (args[1..].iter())
+                .all(|a| value_domain(a, columns).as_deref() == Some(&first))
+                .then_some(first)
+        }
+        _ => None,
+    }
 }
 
 /// A domain's rules, bound: what a value of it must meet, its own and
@@ -232,6 +319,10 @@ pub fn base_type(def: &DomainType) -> Result<SqlType, SqlError> {
 #[derive(Debug, PartialEq)]
 pub struct Bound {
     pub name: String,
+    /// The base type, when a value of it is first converted to it: an
+    /// array whose elements have a modifier ([`with_element_typmod`]; a
+    /// table keeps no such type, so its writes convert here).
+    convert_to: Option<SqlType>,
     /// NOT NULL at any level.
     not_null: bool,
     /// Each CHECK (name, expression over the one column `value`): the
@@ -277,9 +368,15 @@ fn bind_check(expr: &Expr, base: SqlType) -> Result<Scalar, SqlError> {
 }
 
 impl Bound {
-    /// `def`'s rules and its parents' (found among `domains`).
-    pub fn bind(def: &DomainType, domains: &[Arc<DomainType>]) -> Result<Arc<Bound>, SqlError> {
-        let base = base_type(def)?;
+    /// `def`'s rules and its parents' (found among `domains`), over
+    /// `def`'s base type `base` (`base_type`, or a table's column type:
+    /// with the element modifier put back here).
+    pub fn bind(
+        def: &DomainType,
+        base: SqlType,
+        domains: &[Arc<DomainType>],
+    ) -> Result<Arc<Bound>, SqlError> {
+        let base = with_element_typmod(base, def.base_typmod);
         let mut checks = Vec::new();
         let mut not_null = false;
         for level in levels(def, domains)?.into_iter().rev() {
@@ -297,9 +394,22 @@ impl Bound {
         }
         Ok(Arc::new(Bound {
             name: def.name.clone(),
+            convert_to: (base.element().is_some() && def.base_typmod != -1).then_some(base),
             not_null,
             checks,
         }))
+    }
+
+    /// `value` stored into a column of the domain: converted to the
+    /// base type's element modifier if it has one (22001 for a text too
+    /// long, as an assignment), then judged ([`Bound::enforce`]).
+    pub fn fit(&self, value: Value, env: &Env<'_>) -> Result<Value, SqlError> {
+        let value = match self.convert_to {
+            Some(ty) => types::assign(value, ty)?,
+            None => value,
+        };
+        self.enforce(&value, env)?;
+        Ok(value)
     }
 
     /// 23502 for NULL under NOT NULL, 23514 naming the first CHECK
@@ -373,21 +483,21 @@ pub fn create(cx: &Ctx<'_>, txn: &mut Transaction, create: &Create) -> Result<Ou
     // Over a domain: its base type, and its default unless one is given
     // (PostgreSQL copies the parent's `typdefault`).
     let parent = of_type(&create.data_type);
-    let base = match &parent {
-        Some(p) => base_type(p)?,
-        None => types::stored_column_type(&create.data_type)?,
+    // The base type: an array's keeps its elements' modifier (PostgreSQL
+    // ignores the sizes: `int4[1]` is `int4[]`).
+    let (base, base_typmod) = match &parent {
+        Some(p) => (base_type(p)?, p.base_typmod),
+        None => {
+            let ty = types::storable(types::column_type(&create.data_type)?)?;
+            let typmod = declared_typmod(&create.data_type)?;
+            (with_element_typmod(ty, typmod), typmod)
+        }
     };
-    if matches!(base, SqlType::Enum(_)) || base.element().is_some() {
-        return Err(SqlError::unsupported(format!(
-            "a domain over type {}",
-            base.name()
-        )));
-    }
     let mut def = DomainType {
         oid: 0,
         name: name.clone(),
         base_oid: base.oid(),
-        base_typmod: base.typmod(),
+        base_typmod,
         parent: parent.as_ref().map_or(0, |p| p.oid),
         not_null: false,
         default: match &create.default {
@@ -417,6 +527,7 @@ pub fn create(cx: &Ctx<'_>, txn: &mut Transaction, create: &Create) -> Result<Ou
                     oid: 0,
                     name: cname,
                     expr: e.to_string(),
+                    validated: true,
                 });
             }
         }
@@ -493,7 +604,11 @@ pub fn alter(
     let base = base_type(&old)?;
     let mut new = (*old).clone();
     match &alter.action {
-        AlterAction::AddCheck(cname, e) => {
+        AlterAction::AddCheck {
+            name: cname,
+            check: e,
+            valid,
+        } => {
             let check = bind_check(e, base)?;
             let cname = match cname {
                 Some(n) if new.checks.iter().any(|c| &c.name == n) => {
@@ -505,17 +620,62 @@ pub fn alter(
                 Some(n) => n.clone(),
                 None => check_name(&name, &new.checks),
             };
-            let probe = Bound {
-                name: name.clone(),
-                not_null: false,
-                checks: vec![(cname.clone(), check)],
-            };
-            validate(cx, txn, &old, &probe)?;
+            if *valid {
+                let probe = Bound {
+                    name: name.clone(),
+                    convert_to: None,
+                    not_null: false,
+                    checks: vec![(cname.clone(), check)],
+                };
+                validate(cx, txn, &old, &probe)?;
+            }
             new.checks.push(DomainCheck {
                 oid: 0,
                 name: cname,
                 expr: e.to_string(),
+                validated: *valid,
             });
+        }
+        AlterAction::Validate(cname) => {
+            let Some(c) = new.checks.iter_mut().find(|c| &c.name == cname) else {
+                return Err(SqlError::new(
+                    "42704",
+                    format!("constraint \"{cname}\" of domain \"{name}\" does not exist"),
+                ));
+            };
+            if c.validated {
+                return Ok(Output::command("ALTER DOMAIN"));
+            }
+            let probe = Bound {
+                name: name.clone(),
+                convert_to: None,
+                not_null: false,
+                checks: vec![(
+                    cname.clone(),
+                    bind_check(&parse::expression(&c.expr)?, base)?,
+                )],
+            };
+            validate(cx, txn, &old, &probe)?;
+            c.validated = true;
+        }
+        AlterAction::Rename(to) => {
+            catalog.rename_domain(txn, &name, to)?;
+            return Ok(Output::command("ALTER DOMAIN"));
+        }
+        AlterAction::RenameConstraint { from, to } => {
+            if new.checks.iter().any(|c| &c.name == to) {
+                return Err(SqlError::new(
+                    "42710",
+                    format!("constraint \"{to}\" for domain {name} already exists"),
+                ));
+            }
+            let Some(c) = new.checks.iter_mut().find(|c| &c.name == from) else {
+                return Err(SqlError::new(
+                    "42704",
+                    format!("constraint \"{from}\" for domain {name} does not exist"),
+                ));
+            };
+            c.name = to.clone();
         }
         AlterAction::DropConstraint {
             name: cname,
@@ -542,6 +702,7 @@ pub fn alter(
             if !old.not_null {
                 let probe = Bound {
                     name: name.clone(),
+                    convert_to: None,
                     not_null: true,
                     checks: Vec::new(),
                 };
@@ -566,6 +727,15 @@ fn validate(
 ) -> Result<(), SqlError> {
     let env = Env::at(cx.now);
     let catalog = cx.db.catalog();
+    if let Some((table, column)) = catalog.columns_holding(txn, def.oid)?.first() {
+        return Err(SqlError::new(
+            "0A000",
+            format!(
+                "cannot alter type \"{}\" because column \"{table}.{column}\" uses it",
+                def.name
+            ),
+        ));
+    }
     // The domain's columns and those of each domain made over it.
     let mut columns = catalog.columns_of_type(txn, def.oid)?;
     for (d, _) in catalog.domain_dependents(txn, def.oid, &def.name)? {

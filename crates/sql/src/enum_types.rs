@@ -47,6 +47,12 @@ pub fn drop(
     let catalog = cx.db.catalog();
     for name in names {
         let name = names::relation(name)?;
+        // DROP TYPE of a domain is DROP DOMAIN (PostgreSQL's too).
+        if catalog.domain_type(txn, &name)?.is_some() {
+            let object = ObjectName::from(vec![sqlparser::ast::Ident::new(name.clone())]);
+            crate::domains::drop(cx, txn, notices, false, &object, cascade)?;
+            continue;
+        }
         // A composite type's array type is stored too (an enum's is not).
         let oids = match catalog.enum_type(txn, &name)? {
             Some(def) => Some([def.oid, 0]),
@@ -66,6 +72,13 @@ pub fn drop(
         };
         if cascade {
             for oid in oids.into_iter().filter(|o| *o != 0) {
+                // The domains made over it, with their columns and the
+                // domains made over them, then its own columns.
+                for d in catalog.domains_over(txn, oid)? {
+                    notices.extend(Notice::cascaded(&[format!("type {}", d.name)]));
+                    let object = ObjectName::from(vec![sqlparser::ast::Ident::new(d.name.clone())]);
+                    crate::domains::drop(cx, txn, notices, false, &object, true)?;
+                }
                 drop_columns_of_type(cx, txn, notices, oid)?;
             }
         }
@@ -87,6 +100,14 @@ pub fn alter(
 ) -> Result<Output, SqlError> {
     let catalog = cx.db.catalog();
     let name = names::relation(name)?;
+    // `ALTER TYPE d RENAME TO n` of a domain is ALTER DOMAIN's.
+    if let AlterTypeOperation::Rename(r) = operation
+        && catalog.domain_type(txn, &name)?.is_some()
+    {
+        cx.relations.ddl();
+        catalog.rename_domain(txn, &name, &names::ident(&r.new_name))?;
+        return Ok(Output::command("ALTER TYPE"));
+    }
     if catalog.enum_type(txn, &name)?.is_none() {
         return Err(SqlError::new(
             "42704",

@@ -500,7 +500,7 @@ impl Lookups {
     /// catalog, either's (PostgreSQL's deprecated form).
     pub fn description(&self, oid: i64, catalog: Option<&str>) -> Option<String> {
         let kinds: &[char] = match catalog {
-            Some("pg_class") => &['r'],
+            Some("pg_class" | "pg_type") => &['r'],
             Some("pg_constraint") => &['c'],
             Some(_) => &[],
             None => &['r', 'c'],

@@ -259,6 +259,17 @@ pub enum CommentOn {
         name: String,
         table: String,
     },
+    /// `DOMAIN name` or `TYPE name` (`domain`: whether written as a
+    /// domain).
+    Type {
+        name: String,
+        domain: bool,
+    },
+    /// `CONSTRAINT name ON DOMAIN domain`.
+    DomainConstraint {
+        name: String,
+        domain: String,
+    },
 }
 
 /// `ALTER TABLE table ALTER [COLUMN] column DROP EXPRESSION [IF EXISTS]`.
@@ -1805,10 +1816,9 @@ fn drop_expression(tokens: &[Token]) -> Option<Result<DropExpression, SqlError>>
     })())
 }
 
-/// The rest of `COMMENT`: `ON {TABLE | INDEX | VIEW | SEQUENCE} name |
-/// ON COLUMN relation.column | ON CONSTRAINT name ON table`, then `IS
-/// 'text' | IS NULL`. Other objects are 0A000 (folio has no schemas,
-/// functions or types of its own to comment on).
+/// The rest of `COMMENT`: `ON {TABLE | INDEX | VIEW | SEQUENCE | DOMAIN
+/// | TYPE} name | ON COLUMN relation.column | ON CONSTRAINT name ON
+/// [DOMAIN] object`, then `IS 'text' | IS NULL`. Other objects are 0A000.
 fn comment(tokens: &[Token]) -> Result<Comment, SqlError> {
     let mut c = Cursor { tokens, at: 0 };
     c.expect_keyword(Keyword::ON)?;
@@ -1839,13 +1849,25 @@ fn comment(tokens: &[Token]) -> Result<Comment, SqlError> {
             let name = names::ident(&c.ident()?);
             c.expect_keyword(Keyword::ON)?;
             if c.take_keyword(Keyword::DOMAIN) {
-                return Err(SqlError::unsupported("COMMENT ON CONSTRAINT ... ON DOMAIN"));
-            }
-            CommentOn::Constraint {
-                name,
-                table: c.name()?,
+                CommentOn::DomainConstraint {
+                    name,
+                    domain: c.name()?,
+                }
+            } else {
+                CommentOn::Constraint {
+                    name,
+                    table: c.name()?,
+                }
             }
         }
+        Some(Keyword::DOMAIN) => CommentOn::Type {
+            name: c.name()?,
+            domain: true,
+        },
+        Some(Keyword::TYPE) => CommentOn::Type {
+            name: c.name()?,
+            domain: false,
+        },
         Some(_) => {
             return Err(SqlError::unsupported(format!("COMMENT ON {}", tokens[1])));
         }

@@ -2017,6 +2017,8 @@ pub(crate) fn column_name(expr: &Expr) -> String {
             }
             _ => match crate::catalog_functions::Reg::of(data_type) {
                 Some(reg) => reg.name().into(),
+                // A domain names it, not its base type.
+                None if let Some(d) = crate::domains::of_type(data_type) => d.name.clone(),
                 // `x::text[]` is named by the type written, `text`.
                 None => crate::types::column_type(data_type).map_or_else(
                     |_| UNNAMED.into(),

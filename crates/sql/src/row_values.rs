@@ -394,7 +394,7 @@ fn field_of(
 }
 
 /// `(record).field` of the bound `record`.
-fn field_of_bound(
+pub(crate) fn field_of_bound(
     record: Scalar,
     field: &str,
     columns: &(impl Columns + ?Sized),

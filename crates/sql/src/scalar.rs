@@ -838,7 +838,7 @@ fn bind_node(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, S
                 ));
             }
             let domain = crate::domains::of_type(data_type)
-                .map(|d| crate::domains::Bound::bind(&d, &crate::user_types::domains()))
+                .map(|d| crate::domains::Bound::bind(&d, ty, &crate::user_types::domains()))
                 .transpose()?;
             let cast = match bind(expr, columns)? {
                 // A quoted literal cast is a typed literal (`'1'::int`); an
@@ -1105,17 +1105,30 @@ fn bind_node(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, S
                 None => Scalar::Func(Func::Array(ArrayFunc::Construct), args),
             }
         }
+        // Subscripts and fields, in turn (`d1[1].r`: a field of an
+        // element); a chain of fields alone is `row_values::bind`'s.
         Expr::CompoundFieldAccess { root, access_chain } => {
-            let subscripts = (access_chain.iter())
-                .map(|a| match a {
-                    AccessExpr::Subscript(s) => Some(s),
-                    _ => None,
-                })
-                .collect::<Option<Vec<_>>>();
-            let Some(subscripts) = subscripts.filter(|s| !s.is_empty()) else {
-                return Err(SqlError::unsupported(format!("the expression {expr}")));
-            };
-            crate::array_subscripts::bind_subscripts(bind(root, columns)?, &subscripts, columns)?
+            let mut value = bind(root, columns)?;
+            let mut rest = &access_chain[..];
+            while !rest.is_empty() {
+                let subscripts: Vec<_> = (rest.iter())
+                    .map_while(|a| match a {
+                        AccessExpr::Subscript(s) => Some(s),
+                        _ => None,
+                    })
+                    .collect();
+                if !subscripts.is_empty() {
+                    rest = &rest[subscripts.len()..];
+                    value = crate::array_subscripts::bind_subscripts(value, &subscripts, columns)?;
+                    continue;
+                }
+                let AccessExpr::Dot(Expr::Identifier(field)) = &rest[0] else {
+                    return Err(SqlError::unsupported(format!("the expression {expr}")));
+                };
+                value = crate::row_values::field_of_bound(value, &names::ident(field), columns)?;
+                rest = &rest[1..];
+            }
+            value
         }
         Expr::AnyOp {
             left,
@@ -1408,10 +1421,7 @@ fn function(
         // type's: only the name reported differs).
         let type_name = match arg {
             Scalar::Const(Value::Text(_)) | Scalar::Param(_) => "unknown".to_string(),
-            Scalar::Domain(_, d) => d.name.clone(),
-            Scalar::Column(c) if columns.domain_at(*c).is_some() => {
-                columns.domain_at(*c).unwrap_or_default()
-            }
+            domain if let Some(name) = crate::domains::value_domain(domain, columns) => name,
             // The type's name without its modifier (`format_type_be`).
             typed => crate::set_types::name(typed.ty_in(columns)),
         };

@@ -382,6 +382,9 @@ fn definition(
             }
             (VOID, -1)
         }
+        // A domain's own oid: each call's result is cast to it, so its
+        // rules hold (PostgreSQL's `prorettype` is the domain too).
+        Some(ty) if let Some(d) = crate::domains::of_type(ty) => (d.oid, -1),
         Some(ty) => declared_type(ty)?,
     };
     let arg_oids: Vec<u32> = args.iter().map(|a| a.1).collect();
@@ -560,7 +563,15 @@ fn check_body(cx: &Ctx<'_>, txn: &Transaction, def: &FunctionDef) -> Result<(), 
         SetExpr::Select(s) if matches!(s.projection.as_slice(),
             [SelectItem::UnnamedExpr(Expr::Value(_)) | SelectItem::ExprWithAlias { expr: Expr::Value(_), .. }])
     );
-    if found.oid() != wanted.oid() && !crate::types::assignment_cast(found, wanted) && !literal {
+    // A row (`SELECT ROW(r, i)`) becomes a composite result field by
+    // field when called (the call's cast checks the fields).
+    let row =
+        found == folio_row::SqlType::Record && matches!(wanted, folio_row::SqlType::Composite(_));
+    if found.oid() != wanted.oid()
+        && !crate::types::assignment_cast(found, wanted)
+        && !literal
+        && !row
+    {
         return Err(SqlError::new(
             "42P13",
             format!(

@@ -1235,7 +1235,7 @@ impl SystemRelation {
                             text("c"),
                             Value::Bool(false),
                             Value::Bool(false),
-                            Value::Bool(true),
+                            Value::Bool(check.validated),
                             oid(0),
                             oid(def.oid.into()),
                             oid(0),

@@ -15,7 +15,7 @@ use std::sync::Arc;
 /// one owner of a user type's name.
 pub fn named(name: &str) -> Option<SqlType> {
     if let Some(d) = domain_named(name) {
-        return SqlType::from_oid(d.base_oid, d.base_typmod);
+        return crate::domains::base_type(&d).ok();
     }
     crate::object_scope::with(|lists| {
         let lists = lists?;
@@ -102,7 +102,7 @@ pub fn of_oid(oid: u32, typmod: i32) -> Option<SqlType> {
         .then(|| domain_of_oid(oid))
         .flatten()
     {
-        return SqlType::from_oid(d.base_oid, d.base_typmod);
+        return crate::domains::base_type(&d).ok();
     }
     SqlType::from_oid(oid, typmod).or_else(|| {
         crate::object_scope::with(|lists| {

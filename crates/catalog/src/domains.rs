@@ -378,15 +378,7 @@ impl Catalog {
         }
         let missing = || CatalogError::NoSuchType(name.to_string());
         let (tid, class) = self.class(txn, name)?.ok_or_else(missing)?;
-        // A new name is a new index entry: the row is rewritten whole.
-        let row = ClassRow {
-            name: new.to_string(),
-            ..class
-        };
-        self.in_savepoint(txn, |txn| {
-            self.classes.delete(txn, tid)?;
-            self.insert_class(txn, &row)
-        })?;
+        self.rename_class_row(txn, tid, class, new)?;
         let renamed = DomainType {
             name: new.to_string(),
             ..(*def).clone()

@@ -514,15 +514,7 @@ impl Catalog {
             name: new.to_string(),
             ..def.clone()
         };
-        // A new name is a new index entry: the row is rewritten whole.
-        let row = ClassRow {
-            name: new.to_string(),
-            ..class
-        };
-        self.in_savepoint(txn, |txn| {
-            self.classes.delete(txn, tid)?;
-            self.insert_class(txn, &row)
-        })?;
+        self.rename_class_row(txn, tid, class, new)?;
         let (tid, class) = self
             .class(txn, new)?
             .ok_or_else(|| corrupt("renamed enum type".to_string()))?;

@@ -276,39 +276,6 @@ impl Catalog {
         }
         Ok(())
     }
-
-    /// Writes `row` again at `tid` under the name `new`, with its name's
-    /// index entry.
-    fn rename_class_row(
-        &self,
-        txn: &mut Transaction,
-        tid: Tid,
-        row: ClassRow,
-        new: &str,
-    ) -> Result<(), CatalogError> {
-        let renamed = ClassRow {
-            name: new.to_string(),
-            ..row
-        };
-        self.in_savepoint(txn, |txn| {
-            match self.classes.update(txn, tid, &renamed.encode(), true)? {
-                folio_heap::Write::Done(Some(new_tid)) => {
-                    match self
-                        .class_names
-                        .insert(txn, &self.classes, new.as_bytes(), new_tid)
-                    {
-                        Err(folio_heap::HeapError::UniqueViolation { .. }) => {
-                            Err(CatalogError::Exists(new.to_string()))
-                        }
-                        other => Ok(other?),
-                    }
-                }
-                other => Err(corrupt(format!(
-                    "renaming to \"{new}\": a catalog row could not be updated ({other:?})"
-                ))),
-            }
-        })
-    }
 }
 
 /// What PostgreSQL calls a member of kind `kind` in a DETAIL line.

@@ -12,10 +12,11 @@
 //! ([`current`]), which stay current unless the transaction changed the
 //! catalog.
 
+use crate::context::Ctx;
 use crate::error::SqlError;
 use crate::thread_scope::{Installed, install};
 use folio_catalog::ObjectLists;
-use folio_db::{Database, Transaction};
+use folio_db::Transaction;
 use std::cell::RefCell;
 use std::sync::Arc;
 
@@ -43,22 +44,22 @@ pub fn current() -> Option<Arc<ObjectLists>> {
     CURRENT.with(|c| c.borrow().as_ref().map(|s| s.lists.clone()))
 }
 
-/// Puts the lists `txn` sees in scope, using the session's `kept` lists
-/// while they are current (and keeping what was read instead), for a
-/// statement of the session whose temporary namespace is `temp_namespace`.
+/// Puts the lists `txn` sees in scope for a statement of context `cx`
+/// (its session's temporary namespace with them), using the session's
+/// `kept` lists while they are current (and keeping what was read
+/// instead).
 pub fn enter(
-    db: &Database,
+    cx: &Ctx<'_>,
     txn: &Transaction,
     kept: &mut Option<Arc<ObjectLists>>,
-    temp_namespace: Option<u32>,
 ) -> Result<Scope, SqlError> {
-    let lists = db.catalog().object_lists(txn, kept.as_ref())?;
+    let lists = cx.db.catalog().object_lists(txn, kept.as_ref())?;
     let scope = Scope {
         _current: install(
             &CURRENT,
             Some(InScope {
                 lists: lists.clone(),
-                temp_namespace,
+                temp_namespace: cx.temp.namespace(),
             }),
         ),
     };

@@ -1543,10 +1543,8 @@ impl Session {
         let copy = &mut copying.copy;
         // Triggers look their functions up in the statement's scope.
         let result = match copy.has_triggers() {
-            true => {
-                crate::object_scope::enter(&self.db, txn, &mut self.objects, self.temp.namespace())
-                    .and_then(|_objects| copy.data(&cx, txn, pending, data))
-            }
+            true => crate::object_scope::enter(&cx, txn, &mut self.objects)
+                .and_then(|_objects| copy.data(&cx, txn, pending, data)),
             false => copy.data(&cx, txn, pending, data),
         };
         copying.keep(settings);
@@ -1577,10 +1575,8 @@ impl Session {
             open_transaction(txn, self.deferrable),
         );
         let result = match copy.has_triggers() {
-            true => {
-                crate::object_scope::enter(&self.db, txn, &mut self.objects, self.temp.namespace())
-                    .and_then(|_objects| copy.finish(&cx, txn, pending))
-            }
+            true => crate::object_scope::enter(&cx, txn, &mut self.objects)
+                .and_then(|_objects| copy.finish(&cx, txn, pending)),
             false => copy.finish(&cx, txn, pending),
         };
         changes.extend(settings.finish());
@@ -1672,9 +1668,8 @@ impl Session {
             &self.session_defaults,
             open_transaction(txn, self.deferrable),
         );
-        let started =
-            crate::object_scope::enter(&self.db, txn, &mut self.objects, self.temp.namespace())
-                .and_then(|_objects| CopyIn::start(&cx, txn, copy));
+        let started = crate::object_scope::enter(&cx, txn, &mut self.objects)
+            .and_then(|_objects| CopyIn::start(&cx, txn, copy));
         let (changed, changes) = settings.finish_with_settings();
         self.notices.extend(cx.raised.take());
         let copy_in = match started {
@@ -2435,12 +2430,7 @@ impl Session {
                 txn.next_statement();
             }
             let cx = session_cx!(self, self.block_start);
-            let _objects = crate::object_scope::enter(
-                &self.db,
-                txn,
-                &mut self.objects,
-                self.temp.namespace(),
-            )?;
+            let _objects = crate::object_scope::enter(&cx, txn, &mut self.objects)?;
             let _role = crate::roles::Scope::enter(&self.scoped_roles);
             let _cursors = crate::cursors::Scope::enter(&self.cursors, self.savepoints.len());
             let _listing = crate::prepared_listing::Scope::enter(&self.listing);
@@ -2458,8 +2448,7 @@ impl Session {
         }
         let mut txn = self.begin_txn(self.settings.default_isolation())?;
         let cx = session_cx!(self, self.statement_clock());
-        let objects =
-            crate::object_scope::enter(&self.db, &txn, &mut self.objects, self.temp.namespace());
+        let objects = crate::object_scope::enter(&cx, &txn, &mut self.objects);
         let mut changes = Vec::new();
         let result = match objects.and_then(|_objects| {
             let _role = crate::roles::Scope::enter(&self.scoped_roles);

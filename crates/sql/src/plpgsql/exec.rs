@@ -1080,12 +1080,7 @@ impl<'a, 'c> Runner<'a, 'c> {
         params: &mut Vec<Value>,
     ) -> Result<Output, SqlError> {
         self.txn.next_statement();
-        let _objects = crate::object_scope::enter(
-            self.cx.db,
-            self.txn,
-            &mut self.kept,
-            self.cx.temp.namespace(),
-        )?;
+        let _objects = crate::object_scope::enter(self.cx, self.txn, &mut self.kept)?;
         if self.read_only {
             refuse_change(statement)?;
         }
@@ -1135,12 +1130,7 @@ impl<'a, 'c> Runner<'a, 'c> {
 
     fn run_parsed(&mut self, parsed: &Parsed, params: &[Value]) -> Result<Output, SqlError> {
         self.txn.next_statement();
-        let _objects = crate::object_scope::enter(
-            self.cx.db,
-            self.txn,
-            &mut self.kept,
-            self.cx.temp.namespace(),
-        )?;
+        let _objects = crate::object_scope::enter(self.cx, self.txn, &mut self.kept)?;
         match parsed {
             Parsed::Sql(statement) => {
                 if matches!(
@@ -1441,15 +1431,13 @@ impl<'a, 'c> Runner<'a, 'c> {
 
     /// The columns of table `name` (`%ROWTYPE`), or 42P01.
     fn row_shape(&mut self, name: &str) -> Result<Vec<(String, SqlType)>, SqlError> {
-        let _objects =
-            crate::object_scope::enter(self.cx.db, self.txn, &mut None, self.cx.temp.namespace())?;
+        let _objects = crate::object_scope::enter(self.cx, self.txn, &mut None)?;
         let relation = crate::access::relation(self.cx, self.txn, name)?;
         crate::access::row_type(&relation.def.columns)
     }
 
     fn sql_type(&self, ty: &DataType) -> Result<SqlType, SqlError> {
-        let _objects =
-            crate::object_scope::enter(self.cx.db, self.txn, &mut None, self.cx.temp.namespace())?;
+        let _objects = crate::object_scope::enter(self.cx, self.txn, &mut None)?;
         crate::types::column_type(ty)
     }
 

@@ -18,8 +18,9 @@ use folio_heap::Tid;
 use folio_page::PageId;
 use folio_txn::Transaction;
 
-/// A SQL function's definition (what `pg_proc` shows of it).
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// A SQL function's or procedure's definition (what `pg_proc` shows of
+/// it).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct FunctionDef {
     pub oid: u64,
     /// Its catalog name (`schema.name`, or bare in `public`).
@@ -46,14 +47,30 @@ pub struct FunctionDef {
     pub plpgsql: bool,
     /// The body, as SQL text (`pg_proc.prosrc`).
     pub body: String,
+    /// `CREATE PROCEDURE` (`pg_proc.prokind` `p`), run by CALL.
+    pub procedure: bool,
+    /// Each argument's mode, as `pg_proc.proargmodes`: `i` IN, `o` OUT,
+    /// `b` INOUT, `v` VARIADIC; empty when every argument is IN.
+    pub modes: Vec<u8>,
+    /// The default values (expressions as SQL text) of the last input
+    /// arguments, in order (`pg_proc.proargdefaults`).
+    pub defaults: Vec<String>,
 }
 
 impl FunctionDef {
-    /// The argument type oids, as the row's name and `proargtypes` list
-    /// them.
+    /// The type oids of the input arguments (all but OUT ones), as the
+    /// row's name and `proargtypes` list them.
     pub fn signature(&self) -> String {
-        let oids: Vec<String> = self.args.iter().map(|a| a.1.to_string()).collect();
+        let oids: Vec<String> = (self.args.iter().enumerate())
+            .filter(|(i, _)| self.mode(*i) != b'o')
+            .map(|(_, a)| a.1.to_string())
+            .collect();
         oids.join(",")
+    }
+
+    /// Argument `i`'s mode (`i`, `o`, `b` or `v`: [`FunctionDef::modes`]).
+    pub fn mode(&self, i: usize) -> u8 {
+        self.modes.get(i).copied().unwrap_or(b'i')
     }
 }
 
@@ -69,6 +86,9 @@ pub(crate) struct FunctionBody {
     pub strict: bool,
     pub plpgsql: bool,
     pub body: String,
+    pub procedure: bool,
+    pub modes: Vec<u8>,
+    pub defaults: Vec<String>,
 }
 
 /// The flag bits of a function row.
@@ -80,6 +100,12 @@ const PLPGSQL: u8 = 4;
 const COLUMNS: u8 = 8;
 /// The columns are a table's (`RETURNS SETOF table`).
 const COLUMNS_OF_TABLE: u8 = 16;
+/// A procedure.
+const PROCEDURE: u8 = 32;
+/// The arguments' modes follow the columns.
+const MODES: u8 = 64;
+/// The default values follow the modes.
+const DEFAULTS: u8 = 128;
 
 impl FunctionBody {
     pub(crate) fn encode(&self, w: &mut Writer) {
@@ -97,6 +123,13 @@ impl FunctionBody {
                     COLUMNS_OF_TABLE
                 } else {
                     0
+                })
+                | (if self.procedure { PROCEDURE } else { 0 })
+                | (if self.modes.is_empty() { 0 } else { MODES })
+                | (if self.defaults.is_empty() {
+                    0
+                } else {
+                    DEFAULTS
                 }))
             .u8(self.volatility)
             .str(&self.body);
@@ -104,6 +137,18 @@ impl FunctionBody {
             w.u32(self.columns.len() as u32);
             for (name, oid, typmod) in &self.columns {
                 w.str(name).u32(*oid).i32(*typmod);
+            }
+        }
+        if !self.modes.is_empty() {
+            w.u32(self.modes.len() as u32);
+            for mode in &self.modes {
+                w.u8(*mode);
+            }
+        }
+        if !self.defaults.is_empty() {
+            w.u32(self.defaults.len() as u32);
+            for default in &self.defaults {
+                w.str(default);
             }
         }
     }
@@ -115,9 +160,6 @@ impl FunctionBody {
             .collect::<Result<Vec<_>, String>>()?;
         let result = (r.u32()?, r.i32()?);
         let flags = r.u8()?;
-        if flags & !(RETURNS_SET | STRICT | PLPGSQL | COLUMNS | COLUMNS_OF_TABLE) != 0 {
-            return Err(format!("function flags {flags:#04x}"));
-        }
         let volatility = r.u8()?;
         if !matches!(volatility, b'i' | b's' | b'v') {
             return Err(format!("function volatility {volatility}"));
@@ -130,6 +172,25 @@ impl FunctionBody {
                 columns.push((r.str()?, r.u32()?, r.i32()?));
             }
         }
+        let mut modes = Vec::new();
+        if flags & MODES != 0 {
+            for _ in 0..r.u32()? {
+                let mode = r.u8()?;
+                if !matches!(mode, b'i' | b'o' | b'b' | b'v') {
+                    return Err(format!("argument mode {mode}"));
+                }
+                modes.push(mode);
+            }
+            if modes.len() != args.len() {
+                return Err(format!("{} modes of {} arguments", modes.len(), args.len()));
+            }
+        }
+        let mut defaults = Vec::new();
+        if flags & DEFAULTS != 0 {
+            for _ in 0..r.u32()? {
+                defaults.push(r.str()?);
+            }
+        }
         Ok(FunctionBody {
             args,
             result,
@@ -140,6 +201,9 @@ impl FunctionBody {
             plpgsql: flags & PLPGSQL != 0,
             volatility,
             body,
+            procedure: flags & PROCEDURE != 0,
+            modes,
+            defaults,
         })
     }
 }
@@ -164,6 +228,9 @@ fn function_def(class: &ClassRow) -> Option<FunctionDef> {
         strict: body.strict,
         plpgsql: body.plpgsql,
         body: body.body.clone(),
+        procedure: body.procedure,
+        modes: body.modes.clone(),
+        defaults: body.defaults.clone(),
     })
 }
 
@@ -178,7 +245,7 @@ pub(crate) fn functions_among(classes: &[(Tid, ClassRow)]) -> Vec<FunctionDef> {
 }
 
 impl Catalog {
-    /// Every SQL function `txn` sees, by name then oid.
+    /// Every SQL function and procedure `txn` sees, by name then oid.
     pub fn functions(&self, txn: &Transaction) -> Result<Vec<FunctionDef>, CatalogError> {
         Ok(functions_among(&self.class_rows(txn)?))
     }
@@ -211,6 +278,9 @@ impl Catalog {
             strict: def.strict,
             plpgsql: def.plpgsql,
             body: def.body.clone(),
+            procedure: def.procedure,
+            modes: def.modes.clone(),
+            defaults: def.defaults.clone(),
         };
         let exists = || CatalogError::FunctionExists(display_name(&def.name));
         if let Some((tid, _)) = self.class(txn, &name)? {
@@ -223,6 +293,11 @@ impl Catalog {
                 .function
                 .as_ref()
                 .ok_or_else(|| corrupt(format!("function row {name:?} without a body")))?;
+            if old.procedure != body.procedure {
+                return Err(CatalogError::FunctionChange(
+                    "cannot change routine kind".into(),
+                ));
+            }
             if (old.result, old.returns_set, &old.columns)
                 != (body.result, body.returns_set, &body.columns)
             {
@@ -291,6 +366,9 @@ mod tests {
             strict: true,
             plpgsql: true,
             body: "select $1 + 1".into(),
+            procedure: true,
+            modes: vec![b'b', b'i'],
+            defaults: vec!["42".into()],
         };
         let mut w = Writer::default();
         body.encode(&mut w);
@@ -303,12 +381,21 @@ mod tests {
             + (body.columns.iter())
                 .map(|c| 2 + c.0.len() + 8)
                 .sum::<usize>();
-        let flags_at = bytes.len() - columns_bytes - (2 + body.body.len()) - 2;
+        let tail = columns_bytes + (4 + body.modes.len()) + (4 + 2 + body.defaults[0].len());
+        let flags_at = bytes.len() - tail - (2 + body.body.len()) - 2;
         assert_eq!(
             bad[flags_at],
-            RETURNS_SET | STRICT | PLPGSQL | COLUMNS | COLUMNS_OF_TABLE
+            RETURNS_SET
+                | STRICT
+                | PLPGSQL
+                | COLUMNS
+                | COLUMNS_OF_TABLE
+                | PROCEDURE
+                | MODES
+                | DEFAULTS
         );
-        bad[flags_at] = 0x40 | RETURNS_SET;
+        // A volatility that is none of PostgreSQL's.
+        bad[flags_at + 1] = b'x';
         assert!(FunctionBody::decode(&mut Reader(&bad)).is_err());
     }
 }

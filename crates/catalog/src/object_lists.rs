@@ -37,6 +37,9 @@ pub struct ObjectLists {
     pub extensions: Arc<Vec<ExtensionDef>>,
     /// SQL functions by name, then oid.
     pub functions: Arc<Vec<FunctionDef>>,
+    /// Procedures by name, then oid (CALL's; apart from the functions,
+    /// which no expression may call).
+    pub procedures: Arc<Vec<FunctionDef>>,
     /// Row triggers by table oid, then name (`triggers.rs`).
     pub triggers: Arc<Vec<TriggerDef>>,
     /// The snapshot they were read with, unless the reader had written
@@ -77,13 +80,16 @@ impl Catalog {
         let own = self.classes.writes.written_by(txn) || self.attributes.writes.written_by(txn);
         let rows = self.class_rows(txn)?;
         let columns = self.all_columns(txn)?;
+        let (procedures, functions) = (crate::functions::functions_among(&rows).into_iter())
+            .partition(|f: &FunctionDef| f.procedure);
         Ok(Arc::new(ObjectLists {
             enums: Arc::new(crate::enums::enums_among(&rows)),
             domains: Arc::new(crate::domains::domains_among(&rows)),
             composites: Arc::new(crate::composites::composites_among(&rows, &columns)),
             relation_types: Arc::new(crate::composites::relation_types_among(&rows, &columns)),
             extensions: Arc::new(crate::extensions::extensions_among(&rows)),
-            functions: Arc::new(crate::functions::functions_among(&rows)),
+            functions: Arc::new(functions),
+            procedures: Arc::new(procedures),
             triggers: Arc::new(crate::triggers::triggers_among(&rows)),
             read_at: (!own).then_some(snapshot),
         }))

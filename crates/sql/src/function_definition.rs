@@ -35,13 +35,17 @@ pub fn definition(oid: i64) -> Option<String> {
     if builtin.strict {
         attributes.push("STRICT");
     }
+    let head = format!(
+        "CREATE OR REPLACE FUNCTION pg_catalog.{}({})\n RETURNS {}\n",
+        builtin.name,
+        crate::system_proc::arguments(oid).unwrap_or_default(),
+        crate::system_proc::result(oid).unwrap_or_default(),
+    );
     Some(text(
-        &format!("pg_catalog.{}", builtin.name),
-        &crate::system_proc::arguments(oid).unwrap_or_default(),
-        &crate::system_proc::result(oid).unwrap_or_default(),
+        &head,
         "internal",
         &attributes,
-        &quoted(builtin.name),
+        &quoted("function", builtin.name),
     ))
 }
 
@@ -64,39 +68,40 @@ fn user_definition(def: &FunctionDef) -> String {
     if def.strict {
         attributes.push("STRICT");
     }
+    let kind = match def.procedure {
+        true => "procedure",
+        false => "function",
+    };
     let body = match def.body.strip_prefix(RETURN_PREFIX) {
         Some(expression) => format!(
             "{RETURN_PREFIX}{}\n",
             crate::deparse::parenthesized(expression)
         ),
-        None => quoted(&def.body),
+        None => quoted(kind, &def.body),
     };
     let language = if def.plpgsql { "plpgsql" } else { "sql" };
-    text(&name, &arguments, &result, language, &attributes, &body)
+    let head = match def.procedure {
+        true => format!("CREATE OR REPLACE PROCEDURE {name}({arguments})\n"),
+        false => format!("CREATE OR REPLACE FUNCTION {name}({arguments})\n RETURNS {result}\n"),
+    };
+    text(&head, language, &attributes, &body)
 }
 
-/// `body` between `$function$` quotes (a longer tag if the body holds
-/// that one, as PostgreSQL chooses), and the line's end.
-fn quoted(body: &str) -> String {
-    let mut tag = "$function".to_string();
+/// `body` between `$function$` quotes (`$procedure$` for a procedure's:
+/// `kind`; a longer tag if the body holds that one, as PostgreSQL
+/// chooses), and the line's end.
+fn quoted(kind: &str, body: &str) -> String {
+    let mut tag = format!("${kind}");
     while body.contains(&tag) {
         tag.push('x');
     }
     format!("AS {tag}${body}{tag}$\n")
 }
 
-/// The command's text from its parts (`body` with its line's end).
-fn text(
-    name: &str,
-    arguments: &str,
-    result: &str,
-    language: &str,
-    attributes: &[&str],
-    body: &str,
-) -> String {
-    let mut out = format!(
-        "CREATE OR REPLACE FUNCTION {name}({arguments})\n RETURNS {result}\n LANGUAGE {language}\n"
-    );
+/// The command's text from its parts (`head`: the CREATE line and the
+/// RETURNS line, `body` with its line's end).
+fn text(head: &str, language: &str, attributes: &[&str], body: &str) -> String {
+    let mut out = format!("{head} LANGUAGE {language}\n");
     if !attributes.is_empty() {
         out.push_str(&format!(" {}\n", attributes.join(" ")));
     }
@@ -110,9 +115,16 @@ mod tests {
 
     #[test]
     fn bodies_are_quoted_with_a_tag_they_do_not_hold() {
-        assert_eq!(quoted("select 1"), "AS $function$select 1$function$\n");
         assert_eq!(
-            quoted("select '$function$'"),
+            quoted("function", "select 1"),
+            "AS $function$select 1$function$\n"
+        );
+        assert_eq!(
+            quoted("procedure", "select 1"),
+            "AS $procedure$select 1$procedure$\n"
+        );
+        assert_eq!(
+            quoted("function", "select '$function$'"),
             "AS $functionx$select '$function$'$functionx$\n"
         );
     }

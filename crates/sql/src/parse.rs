@@ -83,6 +83,9 @@ pub enum Parsed {
     /// `DO [LANGUAGE plpgsql] 'body'` (sqlparser has none), its body
     /// parsed (`plpgsql/parse.rs`).
     Do(Box<crate::plpgsql::parse::Block>),
+    /// `CREATE [OR REPLACE] PROCEDURE` (sqlparser reads SQL Server's),
+    /// read as the CREATE FUNCTION of the same clauses (`procedures.rs`).
+    CreateProcedure(Box<Statement>),
     /// `CREATE DOMAIN` (sqlparser's reads no NOT NULL): `domains.rs`.
     CreateDomain(Box<crate::domains::Create>),
     /// `ALTER DOMAIN` (sqlparser has none): `domains.rs`.
@@ -353,6 +356,7 @@ pub fn statements(sql: &str) -> Result<Vec<Parsed>, SqlError> {
             spanned[0].token = Token::make_keyword("ROLLBACK");
         }
         crate::sql_functions::setof_as_table(&mut spanned);
+        crate::parameter_modes::mark(&mut spanned);
         identity_options_in_order(&mut spanned, &text)?;
         crate::table_functions::rows_from_as_call(&mut spanned);
         let check_option = view_check_option(&mut spanned);
@@ -529,6 +533,10 @@ pub fn statements(sql: &str) -> Result<Vec<Parsed>, SqlError> {
             }
             Some(Keyword::DROP) if second.and_then(keyword) == Some(Keyword::AGGREGATE) => {
                 Parsed::DropAggregate(crate::user_aggregates::parse_drop(&spanned[2..])?)
+            }
+            Some(Keyword::CREATE) if let Some(at) = crate::procedures::keyword_at(&spanned) => {
+                spanned[at].token = Token::make_keyword("FUNCTION");
+                Parsed::CreateProcedure(Box::new(parse_one(spanned, &place)?))
             }
             Some(Keyword::CREATE) if second.and_then(keyword) == Some(Keyword::DOMAIN) => {
                 Parsed::CreateDomain(Box::new(crate::domains::parse_create(&spanned[2..])?))

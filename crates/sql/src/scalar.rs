@@ -1635,6 +1635,9 @@ pub(crate) fn unknown_function(
         };
         types.push(ty);
     }
+    if crate::procedures::named(name) {
+        return crate::procedures::called_as_function(format!("{name}({})", types.join(", ")));
+    }
     functions::no_match(format!(
         "function {name}({}) does not exist",
         types.join(", ")

@@ -595,6 +595,7 @@ impl Session {
             | Parsed::AlterView { .. }
             | Parsed::AlterViewOptions(_)
             | Parsed::CreateDomain(_)
+            | Parsed::CreateProcedure(_)
             | Parsed::CreateAggregate(_)
             | Parsed::DropAggregate(_)
             | Parsed::AlterDomain(_)
@@ -2892,6 +2893,9 @@ pub(crate) fn run_with_params(
     statement: &Statement,
     params: &[Value],
 ) -> Result<Output, SqlError> {
+    if let Statement::Call(call) = statement {
+        return crate::procedures::call(cx, txn, notices, call, params);
+    }
     let resolved = crate::temp_tables::resolve(cx, txn, statement)?;
     let statement = resolved.as_ref().unwrap_or(statement);
     if statement::plannable(statement) {
@@ -3030,7 +3034,7 @@ pub(crate) fn run_with_params(
         Statement::DropExtension {
             names, if_exists, ..
         } => crate::extensions::drop(db, txn, notices, names, *if_exists),
-        Statement::CreateFunction(create) => crate::sql_functions::create(cx, txn, create),
+        Statement::CreateFunction(create) => crate::sql_functions::create(cx, txn, create, false),
         Statement::DropTrigger(drop) => crate::trigger_statements::drop(cx, txn, notices, drop),
         Statement::DropFunction {
             if_exists,
@@ -3040,8 +3044,20 @@ pub(crate) fn run_with_params(
             cx,
             txn,
             notices,
-            *if_exists,
+            (*if_exists, false),
             func_desc,
+            *drop_behavior == Some(sqlparser::ast::DropBehavior::Cascade),
+        ),
+        Statement::DropProcedure {
+            if_exists,
+            proc_desc,
+            drop_behavior,
+        } => crate::sql_functions::drop(
+            cx,
+            txn,
+            notices,
+            (*if_exists, true),
+            proc_desc,
             *drop_behavior == Some(sqlparser::ast::DropBehavior::Cascade),
         ),
         Statement::Drop {
@@ -3185,6 +3201,7 @@ pub(crate) fn run_utility(
         Parsed::AlterViewOptions(alter) => crate::view_options::run(cx, txn, notices, alter),
         Parsed::Do(block) => crate::plpgsql::do_block(cx, txn, notices, block),
         Parsed::CreateDomain(create) => crate::domains::create(cx, txn, create),
+        Parsed::CreateProcedure(create) => crate::procedures::create(cx, txn, create),
         Parsed::CreateAggregate(create) => crate::user_aggregates::create(cx, txn, notices, create),
         Parsed::DropAggregate(drop) => crate::user_aggregates::drop(cx, txn, notices, drop),
         Parsed::AlterDomain(alter) => crate::domains::alter(cx, txn, notices, alter),

@@ -286,6 +286,20 @@ fn later(p: SqlType, n: SqlType) -> Option<Later> {
     }
 }
 
+/// Whether a value of type `from` goes to an argument of type oid `to`
+/// implicitly, as a call's argument must (PostgreSQL's implicit casts
+/// among the number, date and time, and string types; a type to itself).
+pub fn implicit_cast(from: SqlType, to: u32) -> bool {
+    if from.oid() == to {
+        return true;
+    }
+    let Some(to) = crate::user_types::of_oid(to, -1) else {
+        return false;
+    };
+    category(from) == category(to) && later(from, to) == Some(Later::Second)
+        || category(from) == Category::String && category(to) == Category::String
+}
+
 /// `ty` without its length or precision, when the inputs do not all have
 /// it (a char the longest length among them: folio has no char without
 /// one).

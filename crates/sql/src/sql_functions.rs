@@ -223,26 +223,47 @@ pub fn shown_member(stored: &str) -> Option<String> {
     Some(format!("{name}({})", types.join(", ")))
 }
 
-/// The functions in scope (`regproc`'s lookup by name).
+/// The functions and procedures in scope (`regproc`'s lookup by name).
 pub fn all_in_scope() -> Arc<Vec<FunctionDef>> {
-    in_scope()
+    crate::object_scope::with(|lists| match lists {
+        Some(l) if !l.procedures.is_empty() => Arc::new(
+            l.functions
+                .iter()
+                .chain(l.procedures.iter())
+                .cloned()
+                .collect(),
+        ),
+        Some(l) => l.functions.clone(),
+        None => Arc::default(),
+    })
 }
 
-/// The function of oid `oid` in scope, if any (`pg_get_function_*`).
+/// The function or procedure of oid `oid` in scope, if any
+/// (`pg_get_function_*`).
 pub fn by_oid(oid: i64) -> Option<FunctionDef> {
-    in_scope().iter().find(|d| d.oid as i64 == oid).cloned()
+    crate::object_scope::with(|lists| {
+        let l = lists?;
+        (l.functions.iter().chain(l.procedures.iter()))
+            .find(|d| d.oid as i64 == oid)
+            .cloned()
+    })
 }
 
-/// `CREATE [OR REPLACE] FUNCTION`.
+/// `CREATE [OR REPLACE] FUNCTION`, or `PROCEDURE` (`procedure`: the
+/// statement read as a CREATE FUNCTION, `procedures.rs`).
 pub fn create(
     cx: &Ctx<'_>,
     txn: &mut Transaction,
     create: &CreateFunction,
+    procedure: bool,
 ) -> Result<Output, SqlError> {
-    let def = definition(cx, txn, create)?;
+    let def = definition(cx, txn, create, procedure)?;
+    if procedure {
+        crate::procedures::check_definition(&def)?;
+    }
     // PostgreSQL finds pg_catalog's functions first: a call of this name
     // would never reach a user's function of it.
-    if crate::system_proc::is_builtin(names_of(&def.name)) {
+    if !procedure && crate::system_proc::is_builtin(names_of(&def.name)) {
         return Err(SqlError::unsupported(format!(
             "a function named as the built-in function \"{}\"",
             names_of(&def.name)
@@ -267,7 +288,10 @@ pub fn create(
         )));
     }
     with_new.push(def.clone());
-    if def.plpgsql {
+    if procedure {
+        // Parsed only: a procedure's statements are planned when it runs.
+        crate::plpgsql::plan_cache::parse_body(&def)?;
+    } else if def.plpgsql {
         // PostgreSQL's validator parses the body; names in it are
         // resolved when it runs.
         let block = crate::plpgsql::parse::parse(&def.body)?;
@@ -282,7 +306,10 @@ pub fn create(
     cx.db
         .catalog()
         .create_function(txn, &def, create.or_replace)?;
-    Ok(Output::command("CREATE FUNCTION"))
+    Ok(Output::command(match procedure {
+        true => "CREATE PROCEDURE",
+        false => "CREATE FUNCTION",
+    }))
 }
 
 /// The bare name of a catalog name, as messages show it.
@@ -295,6 +322,7 @@ fn definition(
     cx: &Ctx<'_>,
     txn: &Transaction,
     create: &CreateFunction,
+    procedure: bool,
 ) -> Result<FunctionDef, SqlError> {
     let language = create.language.as_ref().map(names::ident);
     let plpgsql = language.as_deref() == Some("plpgsql");
@@ -312,25 +340,88 @@ fn definition(
     }
     let name = names::relation(&create.name)?;
     let mut args = Vec::new();
+    let (mut modes, mut defaults) = (Vec::new(), Vec::new());
     for arg in create.args.iter().flatten() {
-        if matches!(arg.mode, Some(ArgMode::Out | ArgMode::InOut)) {
+        if !procedure && matches!(arg.mode, Some(ArgMode::Out | ArgMode::InOut)) {
             return Err(SqlError::unsupported(
                 "OUT and INOUT arguments of functions",
             ));
         }
-        if arg.default_expr.is_some() {
+        if !procedure && arg.default_expr.is_some() {
             return Err(SqlError::unsupported(
                 "default values of function arguments",
             ));
         }
+        let written = arg.name.as_ref().map(names::ident).unwrap_or_default();
+        let (arg_name, variadic) = crate::parameter_modes::variadic(&written);
+        if modes.last() == Some(&b'v') && (procedure || arg.mode != Some(ArgMode::Out)) {
+            return Err(SqlError::new(
+                "42P13",
+                match procedure {
+                    true => "VARIADIC parameter must be the last parameter",
+                    false => "VARIADIC parameter must be the last input parameter",
+                },
+            ));
+        }
+        modes.push(match arg.mode {
+            Some(ArgMode::Out) => b'o',
+            Some(ArgMode::InOut) => b'b',
+            _ if variadic => b'v',
+            _ => b'i',
+        });
+        if variadic && !procedure {
+            return Err(SqlError::unsupported("VARIADIC arguments of functions"));
+        }
+        let output = matches!(arg.mode, Some(ArgMode::Out));
+        match &arg.default_expr {
+            Some(_) if output => {
+                return Err(SqlError::new(
+                    "42P13",
+                    "only input parameters can have default values",
+                ));
+            }
+            Some(default) => defaults.push(default.to_string()),
+            // PostgreSQL's rules for what follows a default.
+            None if !defaults.is_empty() && output => {
+                return Err(SqlError::new(
+                    "42P13",
+                    "procedure OUT parameters cannot appear after one with a default value",
+                ));
+            }
+            None if !defaults.is_empty() => {
+                return Err(SqlError::new(
+                    "42P13",
+                    "input parameters after one with a default value must also have defaults",
+                ));
+            }
+            None => {}
+        }
         let (oid, typmod) = declared_type(&arg.data_type)?;
-        let arg_name = arg.name.as_ref().map(names::ident).unwrap_or_default();
-        args.push((arg_name, oid, typmod));
+        let array = crate::polymorphic::is_array(oid)
+            || crate::user_types::of_oid(oid, typmod).is_some_and(|t| t.element().is_some());
+        if variadic && !array {
+            return Err(SqlError::new(
+                "42P13",
+                "VARIADIC parameter must be an array",
+            ));
+        }
+        args.push((arg_name.to_string(), oid, typmod));
+    }
+    if modes.iter().all(|m| *m == b'i') {
+        modes.clear();
     }
     let mut returns_set = false;
     let mut columns = Vec::new();
     let mut columns_of_table = false;
     let result = match &create.return_type {
+        // A procedure's result is its OUT and INOUT arguments' row.
+        None if procedure => match modes.iter().any(|m| matches!(m, b'o' | b'b')) {
+            true => (folio_row::SqlType::Record.oid(), -1),
+            false => (VOID, -1),
+        },
+        Some(_) if procedure => {
+            return Err(SqlError::syntax("syntax error at or near \"RETURNS\""));
+        }
         None => {
             return Err(SqlError::new(
                 "42P13",
@@ -442,6 +533,9 @@ fn definition(
         strict,
         plpgsql,
         body,
+        procedure,
+        modes,
+        defaults,
     })
 }
 
@@ -638,11 +732,12 @@ pub fn drop(
     cx: &Ctx<'_>,
     txn: &mut Transaction,
     notices: &mut Vec<Notice>,
-    if_exists: bool,
+    (if_exists, procedure): (bool, bool),
     functions: &[FunctionDesc],
     cascade: bool,
 ) -> Result<Output, SqlError> {
     let catalog = cx.db.catalog();
+    let kind = crate::procedures::kind_word(procedure);
     let mut dropping = Vec::with_capacity(functions.len());
     for desc in functions {
         let name = names::relation(&desc.name)?;
@@ -655,7 +750,7 @@ pub fn drop(
                 _ => {
                     return Err(SqlError::new(
                         "42725",
-                        format!("function name \"{}\" is not unique", names_of(&name)),
+                        format!("{kind} name \"{}\" is not unique", names_of(&name)),
                     )
                     .with_hint("Specify the argument list to select the function unambiguously."));
                 }
@@ -669,7 +764,18 @@ pub fn drop(
                     oids.push(declared_type(&a.data_type)?.0.to_string());
                 }
                 let signature = oids.join(",");
-                of_name.into_iter().find(|d| d.signature() == signature)
+                // A procedure's list may name its OUT arguments too.
+                let all: Vec<String> = (args.iter())
+                    .map(|a| declared_type(&a.data_type).map(|t| t.0.to_string()))
+                    .collect::<Result<_, _>>()?;
+                of_name.into_iter().find(|d| {
+                    d.signature() == signature
+                        || (d.procedure
+                            && d.args
+                                .iter()
+                                .map(|a| a.1.to_string())
+                                .eq(all.iter().cloned()))
+                })
             }
         };
         let Some(def) = target else {
@@ -688,18 +794,19 @@ pub fn drop(
             };
             if if_exists {
                 notices.push(Notice::info(format!(
-                    "function {shown} does not exist, skipping"
+                    "{kind} {shown} does not exist, skipping"
                 )));
                 continue;
             }
             return Err(match desc.args {
                 None => SqlError::new(
                     "42883",
-                    format!("could not find a function named \"{}\"", names_of(&name)),
+                    format!("could not find a {kind} named \"{}\"", names_of(&name)),
                 ),
-                Some(_) => SqlError::new("42883", format!("function {shown} does not exist")),
+                Some(_) => SqlError::new("42883", format!("{kind} {shown} does not exist")),
             });
         };
+        crate::procedures::check_kind(def, procedure)?;
         dropping.push(def.clone());
     }
     // The triggers that run them go first, or refuse the drop.
@@ -709,7 +816,10 @@ pub fn drop(
     for def in dropping {
         catalog.drop_function(txn, &def.name, &def.signature())?;
     }
-    Ok(Output::command("DROP FUNCTION"))
+    Ok(Output::command(match procedure {
+        true => "DROP PROCEDURE",
+        false => "DROP FUNCTION",
+    }))
 }
 
 /// `statement` with its calls of SQL functions expanded; `None` when it

@@ -482,7 +482,21 @@ pub fn rows() -> Vec<Vec<Value>> {
 /// The `pg_proc` row of user-defined SQL function `def`, in the schema
 /// of oid `namespace`.
 pub fn user_row(def: &folio_catalog::FunctionDef, namespace: i64) -> Vec<Value> {
-    let types: Vec<String> = def.args.iter().map(|a| a.1.to_string()).collect();
+    let inputs = (def.args.iter().enumerate()).filter(|(i, _)| def.mode(*i) != b'o');
+    let types: Vec<String> = inputs.map(|(_, a)| a.1.to_string()).collect();
+    // With modes, every argument's type and mode (PostgreSQL's
+    // `proallargtypes`, `proargmodes`).
+    let (all_types, modes) = match def.modes.is_empty() {
+        true => (Value::Null, Value::Null),
+        false => (
+            Value::array((def.args.iter()).map(|a| Value::Oid(a.1)).collect()),
+            Value::array(
+                (def.modes.iter())
+                    .map(|m| Value::Text(char::from(*m).to_string()))
+                    .collect(),
+            ),
+        ),
+    };
     let names = match def.args.iter().any(|a| !a.0.is_empty()) {
         true => Value::Array(def.args.iter().map(|a| Value::Text(a.0.clone())).collect()),
         false => Value::Null,
@@ -507,19 +521,26 @@ pub fn user_row(def: &folio_catalog::FunctionDef, namespace: i64) -> Vec<Value> 
         Value::Float4(100.0),
         Value::Float4(if def.returns_set { 1000.0 } else { 0.0 }),
         oid_value(0),
-        Value::Text(if aggregate { "a" } else { "f" }.into()),
+        Value::Text(
+            match (aggregate, def.procedure) {
+                (true, _) => "a",
+                (_, true) => "p",
+                _ => "f",
+            }
+            .into(),
+        ),
         Value::Bool(false),
         Value::Bool(false),
         Value::Bool(def.strict),
         Value::Bool(def.returns_set),
         Value::Text(char::from(def.volatility).to_string()),
         Value::Text("u".into()),
-        Value::Int2(def.args.len() as i16),
-        Value::Int2(0),
+        Value::Int2(types.len() as i16),
+        Value::Int2(def.defaults.len() as i16),
         oid_value(i64::from(def.result.0)),
         Value::Text(types.join(" ")),
-        Value::Null,
-        Value::Null,
+        all_types,
+        modes,
         names,
         Value::Text(source),
         Value::Null,
@@ -694,13 +715,34 @@ pub fn regprocedure_oid(text: &str) -> Result<i64, crate::error::SqlError> {
 /// an oid that is not a function's.
 pub fn arguments(oid: i64) -> Option<String> {
     if let Some(def) = crate::sql_functions::by_oid(oid) {
-        let args: Vec<String> = (def.args.iter())
-            .map(|(name, t, typmod)| {
+        // The defaults are the last input arguments'.
+        let inputs: Vec<usize> = (0..def.args.len())
+            .filter(|i| def.mode(*i) != b'o')
+            .collect();
+        let first_default = inputs.len().saturating_sub(def.defaults.len());
+        let args: Vec<String> = (def.args.iter().enumerate())
+            .map(|(i, (name, t, typmod))| {
                 let ty = format_type(i64::from(*t), Some(*typmod));
-                match name.is_empty() {
+                let mut shown = match name.is_empty() {
                     true => ty,
                     false => format!("{} {ty}", crate::names::written(name)),
+                };
+                // A procedure's arguments each say their mode, a
+                // function's the ones that are not IN.
+                let mode = match def.mode(i) {
+                    b'o' => "OUT ",
+                    b'b' => "INOUT ",
+                    b'v' => "VARIADIC ",
+                    _ if def.procedure => "IN ",
+                    _ => "",
+                };
+                shown.insert_str(0, mode);
+                if let Some(at) = inputs.iter().position(|k| *k == i)
+                    && at >= first_default
+                {
+                    shown.push_str(&format!(" DEFAULT {}", def.defaults[at - first_default]));
                 }
+                shown
             })
             .collect();
         return Some(args.join(", "));
@@ -715,6 +757,10 @@ pub fn arguments(oid: i64) -> Option<String> {
 /// function's.
 pub fn result(oid: i64) -> Option<String> {
     if let Some(def) = crate::sql_functions::by_oid(oid) {
+        // A procedure has none.
+        if def.procedure {
+            return None;
+        }
         // `RETURNS TABLE (...)`'s columns, or `SETOF` a row type.
         if def.returns_set && !def.columns.is_empty() && !def.columns_of_table {
             let columns: Vec<String> = (def.columns.iter())

@@ -491,6 +491,7 @@ pub fn create(
         strict: false,
         plpgsql: false,
         body: encode(&options),
+        ..Default::default()
     };
     if crate::system_proc::is_builtin(crate::sql_functions::names_of(&def.name)) {
         return Err(SqlError::unsupported(format!(
@@ -1225,6 +1226,7 @@ mod tests {
             strict: false,
             plpgsql: false,
             body: encode(&options),
+            ..Default::default()
         };
         assert!(is_aggregate(&def));
         assert_eq!(decode(&def), options);

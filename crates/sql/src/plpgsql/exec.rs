@@ -205,6 +205,12 @@ impl<'a, 'c> Runner<'a, 'c> {
 
     /// Declares `name` another name of the variable declared last (a
     /// named argument's `$n`).
+    /// The value of variable `name` (the innermost of that name).
+    pub fn value(&self, name: &str) -> Option<Value> {
+        let at = self.var_index(&[name.to_string()])?;
+        Some(self.resolved(at).value.clone())
+    }
+
     pub fn alias_last(&mut self, name: &str) {
         let target = self.vars.len() - 1;
         let label = self.vars[target].label.clone();
@@ -1037,6 +1043,11 @@ impl<'a, 'c> Runner<'a, 'c> {
                 if let Some(stamp) = self.cached {
                     return self.run_kept(stamp, sql, statement);
                 }
+                let bound = self.bind(statement)?;
+                self.run_parsed(&Parsed::Sql(Box::new(bound.statement)), &bound.params)
+            }
+            // A CALL's arguments take variables as a query's expressions do.
+            Parsed::Sql(statement) if matches!(**statement, Statement::Call(_)) => {
                 let bound = self.bind(statement)?;
                 self.run_parsed(&Parsed::Sql(Box::new(bound.statement)), &bound.params)
             }

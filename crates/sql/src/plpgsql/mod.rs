@@ -131,6 +131,64 @@ pub fn call_returning(
     }
 }
 
+/// The names a procedure's OUT and INOUT arguments go by in its body
+/// (`$n` for one without a name), in order.
+pub fn output_names(def: &FunctionDef) -> Vec<String> {
+    (def.args.iter().enumerate())
+        .filter(|(i, _)| matches!(def.mode(*i), b'o' | b'b'))
+        .map(|(i, (name, ..))| match name.is_empty() {
+            true => format!("${}", i + 1),
+            false => name.clone(),
+        })
+        .collect()
+}
+
+/// Runs procedure `def` with `args` (each argument's value and type, an
+/// OUT one's NULL): its OUT and INOUT arguments' names, types and values
+/// when it ends (the body and plans the session's kept ones).
+pub fn call_procedure(
+    cx: &Ctx<'_>,
+    txn: &mut Transaction,
+    notices: &mut Vec<Notice>,
+    def: &FunctionDef,
+    args: Vec<(Value, folio_row::SqlType)>,
+) -> Result<Vec<(String, folio_row::SqlType, Value)>, SqlError> {
+    let (block, stamp) = cx.plpgsql.body(def)?;
+    let mut runner = exec::Runner::new(cx, txn, notices);
+    if plan_cache::usable(cx) {
+        runner.cached(stamp);
+    }
+    let label = crate::sql_functions::names_of(&def.name).to_string();
+    let mut outputs = Vec::new();
+    for (i, ((name, ..), (value, ty))) in def.args.iter().zip(args).enumerate() {
+        let number = format!("${}", i + 1);
+        let shown = match name.is_empty() {
+            true => number.clone(),
+            false => name.clone(),
+        };
+        runner.declare(&shown, Some(&label), ty, value);
+        if !name.is_empty() {
+            runner.alias_last(&number);
+        }
+        if matches!(def.mode(i), b'o' | b'b') {
+            outputs.push((shown, ty));
+        }
+    }
+    runner.run(&block).map_err(plpgsql_error)?;
+    Ok(outputs
+        .into_iter()
+        .map(|(name, ty)| {
+            let value = runner.value(&name).unwrap_or(Value::Null);
+            let shown = match name.starts_with('$') {
+                // PostgreSQL names an unnamed one's column by its type.
+                true => ty.name(),
+                false => name,
+            };
+            (shown, ty, value)
+        })
+        .collect())
+}
+
 /// 0A000 for a trigger function, which only triggers call.
 pub fn callable(def: &FunctionDef) -> Result<(), SqlError> {
     if def.result.0 == crate::sql_functions::TRIGGER {

@@ -288,6 +288,47 @@ pub fn parse(text: &str) -> Result<Block, SqlError> {
     Ok(block)
 }
 
+/// The block a SQL procedure's body (`text`) runs as: its statements in
+/// order, each query's rows discarded (as PERFORM's) but the last
+/// query's when `outputs` (the OUT and INOUT arguments' names) are some:
+/// its first row goes into them, as PostgreSQL returns it.
+pub fn sql_body(text: &str, outputs: &[String]) -> Result<Block, SqlError> {
+    let parsed = crate::parse::statements(text)?;
+    let is_query = |p: &Parsed| matches!(p, Parsed::Sql(s) if matches!(**s, Statement::Query(_)));
+    let last_query = parsed.iter().rposition(is_query);
+    let body = (parsed.into_iter().enumerate())
+        .map(|(id, parsed)| {
+            let text = match &parsed {
+                Parsed::Sql(statement) => statement.to_string(),
+                _ => String::new(),
+            };
+            let query = is_query(&parsed);
+            let sql = Sql {
+                text,
+                parsed: Box::new(parsed),
+                id,
+            };
+            match outputs.is_empty() || Some(id) != last_query {
+                true if query => Stmt::Perform(sql),
+                true => Stmt::Sql { sql, into: None },
+                false => Stmt::Sql {
+                    sql,
+                    into: Some(Into {
+                        strict: false,
+                        targets: outputs.iter().map(|o| vec![o.clone()]).collect(),
+                    }),
+                },
+            }
+        })
+        .collect();
+    Ok(Block {
+        label: None,
+        decls: Vec::new(),
+        body,
+        handlers: Vec::new(),
+    })
+}
+
 /// `text` with each `..` outside strings, quoted names and comments
 /// replaced by [`RANGE`] between spaces.
 fn mark_ranges(text: &str) -> String {

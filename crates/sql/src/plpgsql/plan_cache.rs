@@ -90,6 +90,15 @@ pub struct KeptSql {
     pub plan: Option<Kept>,
 }
 
+/// `def`'s body as a block: PL/pgSQL's parsed, a SQL procedure's
+/// statements (`parse::sql_body`).
+pub fn parse_body(def: &FunctionDef) -> Result<Block, SqlError> {
+    if def.plpgsql {
+        return super::parse::parse(&def.body);
+    }
+    super::parse::sql_body(&def.body, &super::output_names(def))
+}
+
 impl PlanCache {
     /// `def`'s body parsed, and the stamp of its kept plans (a new one if
     /// the kept body is another definition's).
@@ -103,7 +112,7 @@ impl PlanCache {
             };
             return Ok((body.block.clone(), stamp));
         }
-        let block = Arc::new(super::parse::parse(&def.body)?);
+        let block = Arc::new(parse_body(def)?);
         let made = self.stamps.get() + 1;
         self.stamps.set(made);
         let mut bodies = self.bodies.borrow_mut();

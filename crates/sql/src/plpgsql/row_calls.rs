@@ -380,6 +380,7 @@ mod tests {
                 strict: false,
                 plpgsql: true,
                 body: "begin return a; end".into(),
+                ..Default::default()
             },
         ]))))
     }

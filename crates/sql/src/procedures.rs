@@ -1,0 +1,537 @@
+//! Procedures (README "Procedures"): `CREATE [OR REPLACE] PROCEDURE`,
+//! `CALL` and `DROP PROCEDURE`.
+//!
+//! A procedure is a function row of kind `p` (folio-catalog
+//! `FunctionDef::procedure`), kept apart from the functions in the
+//! statement's scope (`ObjectLists::procedures`), so no expression calls
+//! one (42809, [`called_as_function`]) and CALL calls nothing else. Its
+//! body runs through the PL/pgSQL interpreter: a SQL body as a block of
+//! its statements (`plpgsql::parse::sql_body`), in the calling
+//! statement's transaction. [`call`] chooses the procedure from the
+//! call's arguments as PostgreSQL does: positional ones first, then
+//! `name => value`, defaults for the rest; OUT arguments are written
+//! (their types count) but not evaluated, and the OUT and INOUT values
+//! are the row CALL returns.
+
+use crate::context::Ctx;
+use crate::error::SqlError;
+use crate::names;
+use crate::output::{Column, Notice, Output};
+use crate::scalar::{self, Env, Scalar};
+use folio_catalog::FunctionDef;
+use folio_db::Transaction;
+use folio_row::{SqlType, Value};
+use sqlparser::ast::{
+    Expr, Function, FunctionArg, FunctionArgExpr, FunctionArgOperator, FunctionArguments, Statement,
+};
+use sqlparser::keywords::Keyword;
+use sqlparser::tokenizer::{Token, TokenWithSpan};
+
+/// Where `PROCEDURE` stands in `CREATE [OR REPLACE] PROCEDURE ...`
+/// (`tokens`: the statement's, without whitespace), if the statement is
+/// one.
+pub fn keyword_at(tokens: &[TokenWithSpan]) -> Option<usize> {
+    let keyword = |i: usize| match tokens.get(i).map(|t| &t.token) {
+        Some(Token::Word(w)) if w.quote_style.is_none() => Some(w.keyword),
+        _ => None,
+    };
+    let at = match keyword(1)? {
+        Keyword::OR if keyword(2)? == Keyword::REPLACE => 3,
+        _ => 1,
+    };
+    (keyword(0)? == Keyword::CREATE && keyword(at)? == Keyword::PROCEDURE).then_some(at)
+}
+
+/// `CREATE [OR REPLACE] PROCEDURE`, read as a CREATE FUNCTION.
+pub fn create(cx: &Ctx<'_>, txn: &mut Transaction, create: &Statement) -> Result<Output, SqlError> {
+    match create {
+        Statement::CreateFunction(create) => crate::sql_functions::create(cx, txn, create, true),
+        other => Err(SqlError::syntax(format!(
+            "syntax error at or near \"{other}\""
+        ))),
+    }
+}
+
+/// PostgreSQL's rules for what a procedure's definition may say.
+pub fn check_definition(def: &FunctionDef) -> Result<(), SqlError> {
+    if def.strict || def.volatility != b'v' {
+        return Err(SqlError::new(
+            "42P13",
+            "invalid attribute in procedure definition",
+        ));
+    }
+    Ok(())
+}
+
+/// What messages call a routine of this kind.
+pub fn kind_word(procedure: bool) -> &'static str {
+    match procedure {
+        true => "procedure",
+        false => "function",
+    }
+}
+
+/// 42809 when `def` is not of the kind a DROP names.
+pub fn check_kind(def: &FunctionDef, procedure: bool) -> Result<(), SqlError> {
+    if def.procedure == procedure {
+        return Ok(());
+    }
+    let types: Vec<String> = (def.args.iter().enumerate())
+        .filter(|(i, _)| def.mode(*i) != b'o')
+        .map(|(_, a)| crate::catalog_functions::format_type(i64::from(a.1), None))
+        .collect();
+    Err(SqlError::new(
+        "42809",
+        format!(
+            "{}({}) is not a {}",
+            crate::sql_functions::names_of(&def.name),
+            types.join(","),
+            kind_word(procedure)
+        ),
+    ))
+}
+
+/// The procedures in the statement's scope.
+fn in_scope() -> std::sync::Arc<Vec<FunctionDef>> {
+    crate::object_scope::with(|lists| lists.map(|l| l.procedures.clone()).unwrap_or_default())
+}
+
+/// Whether a procedure is named `name` (folded, as a call writes it).
+pub fn named(name: &str) -> bool {
+    in_scope()
+        .iter()
+        .any(|d| d.name == name || crate::sql_functions::names_of(&d.name) == name)
+}
+
+/// 42809: a call in an expression (`shown`: its name and argument types)
+/// names a procedure.
+pub fn called_as_function(shown: String) -> SqlError {
+    SqlError::new("42809", format!("{shown} is a procedure"))
+        .with_hint("To call a procedure, use CALL.")
+}
+
+/// One argument of a call: written at a place or by name.
+struct Written {
+    name: Option<String>,
+    bound: Scalar,
+    /// Its type, `None` for an untyped literal or NULL.
+    ty: Option<SqlType>,
+}
+
+/// Where each of a procedure's arguments comes from.
+#[derive(Clone)]
+enum Source {
+    /// The call's argument `i`.
+    Written(usize),
+    /// The procedure's default `i`.
+    Default(usize),
+    /// A VARIADIC argument's array of the call's arguments `list`.
+    Variadic(Vec<usize>),
+}
+
+/// `CALL name(args)`: the procedure the arguments choose, run; its OUT
+/// and INOUT arguments' values as a row, if it has any.
+pub fn call(
+    cx: &Ctx<'_>,
+    txn: &mut Transaction,
+    notices: &mut Vec<Notice>,
+    f: &Function,
+    params: &[Value],
+) -> Result<Output, SqlError> {
+    crate::stack::check()?;
+    let name = names::relation(&f.name)?;
+    let written = written(f)?;
+    let types: Vec<String> = (written.iter())
+        .map(|w| {
+            let ty = w.ty.map_or_else(|| "unknown".to_string(), |t| t.name());
+            match &w.name {
+                Some(name) => format!("{name} => {ty}"),
+                None => ty,
+            }
+        })
+        .collect();
+    let shown = format!(
+        "{}({})",
+        crate::sql_functions::names_of(&name),
+        types.join(", ")
+    );
+    let all = in_scope();
+    let of_name: Vec<&FunctionDef> = all.iter().filter(|d| d.name == name).collect();
+    if of_name.is_empty() {
+        let bare = crate::sql_functions::names_of(&name);
+        if crate::functions::exists(bare)
+            || crate::system_proc::is_builtin(bare)
+            || crate::sql_functions::resolve(&f.name, crate::sql_functions::call_arity(&f.args))
+                .is_some()
+        {
+            return Err(
+                SqlError::new("42809", format!("{shown} is not a procedure"))
+                    .with_hint("To call a function, use SELECT."),
+            );
+        }
+        return Err(no_procedure(&shown));
+    }
+    let mut fits = of_name
+        .into_iter()
+        .filter_map(|d| sources(d, &written).map(|s| (d, s)));
+    let (def, sources) = match (fits.next(), fits.next()) {
+        (Some(one), None) => one,
+        (None, _) => return Err(no_procedure(&shown)),
+        (Some(_), Some(_)) => {
+            return Err(
+                SqlError::new("42725", format!("procedure {shown} is not unique")).with_hint(
+                    "Could not choose a best candidate procedure. \
+                     You might need to add explicit type casts.",
+                ),
+            );
+        }
+    };
+    let env = Env {
+        params,
+        ..Env::at(cx.now)
+    };
+    let mut args = Vec::with_capacity(def.args.len());
+    for (k, source) in sources.iter().enumerate() {
+        let declared = def.args[k].1;
+        let value_type = |w: &Written| w.ty.unwrap_or(SqlType::Text);
+        let (bound, ty) = match source {
+            Source::Written(i) => (written[*i].bound.clone(), value_type(&written[*i])),
+            Source::Default(i) => {
+                let expr = default_expr(&def.defaults[*i])?;
+                let bound = scalar::bind(&expr, &[] as &[SqlType])?;
+                let ty = bound.ty_in(&[] as &[SqlType]);
+                (bound, ty)
+            }
+            Source::Variadic(list) => {
+                args.push(variadic_array(def, k, list, &written, &env)?);
+                continue;
+            }
+        };
+        let ty = match crate::polymorphic::is_polymorphic(declared) {
+            true => ty,
+            false => crate::user_types::of_oid(declared, def.args[k].2).ok_or_else(|| {
+                SqlError::new("42704", format!("type with oid {declared} does not exist"))
+            })?,
+        };
+        // An OUT argument is written, not evaluated.
+        let value = match def.mode(k) {
+            b'o' => Value::Null,
+            _ => {
+                let bound = match scalar::is_unknown(&bound) {
+                    true => scalar::fit_unknown(bound, ty)?,
+                    false => bound,
+                };
+                crate::types::cast(bound.eval(&[], &env)?, ty)?
+            }
+        };
+        args.push((value, ty));
+    }
+    resolve_polymorphic(def, &mut args);
+    let outputs = crate::plpgsql::call_procedure(cx, txn, notices, def, args)?;
+    if outputs.is_empty() {
+        return Ok(Output::command("CALL"));
+    }
+    let columns = outputs
+        .iter()
+        .map(|(name, ty, _)| Column {
+            name: name.clone(),
+            type_oid: ty.oid(),
+        })
+        .collect();
+    Ok(Output::Rows {
+        columns,
+        rows: vec![outputs.into_iter().map(|(_, _, v)| v).collect()],
+        tag: "CALL".into(),
+        style: None,
+    })
+}
+
+/// The array a VARIADIC argument `k` of `def` takes from the call's
+/// arguments `list`, each cast to its element type.
+fn variadic_array(
+    def: &FunctionDef,
+    k: usize,
+    list: &[usize],
+    written: &[Written],
+    env: &Env<'_>,
+) -> Result<(Value, SqlType), SqlError> {
+    let declared = def.args[k].1;
+    let (ty, element) = match crate::polymorphic::is_polymorphic(declared) {
+        // `anyarray`: the first argument's type.
+        true => {
+            let element = written[list[0]].ty.unwrap_or(SqlType::Text);
+            (element.array_of().unwrap_or(SqlType::Text), element)
+        }
+        false => {
+            let ty = crate::user_types::of_oid(declared, def.args[k].2).ok_or_else(|| {
+                SqlError::new("42704", format!("type with oid {declared} does not exist"))
+            })?;
+            (ty, ty.element().unwrap_or(SqlType::Text))
+        }
+    };
+    let mut values = Vec::with_capacity(list.len());
+    for i in list {
+        let bound = match scalar::is_unknown(&written[*i].bound) {
+            true => scalar::fit_unknown(written[*i].bound.clone(), element)?,
+            false => written[*i].bound.clone(),
+        };
+        values.push(crate::types::cast(bound.eval(&[], env)?, element)?);
+    }
+    Ok((Value::array(values), ty))
+}
+
+/// 42883 for a call no procedure fits.
+fn no_procedure(shown: &str) -> SqlError {
+    SqlError::new("42883", format!("procedure {shown} does not exist")).with_hint(
+        "No procedure matches the given name and argument types. \
+         You might need to add explicit type casts.",
+    )
+}
+
+/// The call's arguments, bound.
+fn written(f: &Function) -> Result<Vec<Written>, SqlError> {
+    let list = match &f.args {
+        FunctionArguments::None => return Ok(Vec::new()),
+        FunctionArguments::List(list) => list,
+        FunctionArguments::Subquery(_) => {
+            return Err(SqlError::syntax("syntax error at or near \"SELECT\""));
+        }
+    };
+    let mut out = Vec::with_capacity(list.args.len());
+    for arg in &list.args {
+        let (name, expr) = match arg {
+            FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) => (None, e),
+            FunctionArg::Named {
+                name,
+                arg: FunctionArgExpr::Expr(e),
+                operator: FunctionArgOperator::RightArrow | FunctionArgOperator::Assignment,
+            } => (Some(names::ident(name)), e),
+            FunctionArg::ExprNamed {
+                name: Expr::Identifier(name),
+                arg: FunctionArgExpr::Expr(e),
+                operator: FunctionArgOperator::RightArrow | FunctionArgOperator::Assignment,
+            } => (Some(names::ident(name)), e),
+            other => {
+                return Err(SqlError::syntax(format!(
+                    "syntax error at or near \"{other}\""
+                )));
+            }
+        };
+        if name.is_none() && out.iter().any(|w: &Written| w.name.is_some()) {
+            return Err(SqlError::syntax(
+                "positional argument cannot follow named argument",
+            ));
+        }
+        let bound = scalar::bind(expr, &[] as &[SqlType])?;
+        let ty = match &bound {
+            Scalar::Const(Value::Text(_) | Value::Null) => None,
+            b if scalar::is_unknown(b) => None,
+            b => Some(b.ty_in(&[] as &[SqlType])),
+        };
+        out.push(Written { name, bound, ty });
+    }
+    Ok(out)
+}
+
+/// Where each of `def`'s arguments comes from in a call of `written`, if
+/// the call fits it: every argument given once, at its place or by its
+/// name, or an input argument's default; each written one of a type that
+/// goes to the argument's implicitly.
+fn sources(def: &FunctionDef, written: &[Written]) -> Option<Vec<Source>> {
+    let n = def.args.len();
+    let mut sources: Vec<Option<Source>> = vec![None; n];
+    let variadic = (0..n).find(|k| def.mode(*k) == b'v');
+    for (i, w) in written.iter().enumerate() {
+        // Positional arguments from the VARIADIC one's place on are its
+        // elements.
+        if let Some(v) = variadic
+            && w.name.is_none()
+            && i >= v
+        {
+            match &mut sources[v] {
+                None => sources[v] = Some(Source::Variadic(vec![i])),
+                Some(Source::Variadic(list)) => list.push(i),
+                Some(_) => return None,
+            }
+            continue;
+        }
+        let k = match &w.name {
+            None => i,
+            Some(name) => def.args.iter().position(|a| a.0 == *name)?,
+        };
+        if k >= n || sources[k].is_some() {
+            return None;
+        }
+        sources[k] = Some(Source::Written(i));
+    }
+    // The defaults are the last input arguments'.
+    let inputs: Vec<usize> = (0..n).filter(|k| def.mode(*k) != b'o').collect();
+    let first_default = inputs.len().checked_sub(def.defaults.len())?;
+    for (at, k) in inputs.iter().enumerate().skip(first_default) {
+        if sources[*k].is_none() {
+            sources[*k] = Some(Source::Default(at - first_default));
+        }
+    }
+    let sources: Vec<Source> = sources.into_iter().collect::<Option<_>>()?;
+    let goes_to = |i: usize, declared: u32| match written[i].ty {
+        None => true,
+        Some(ty) => {
+            crate::polymorphic::is_polymorphic(declared)
+                || crate::set_types::implicit_cast(ty, declared)
+        }
+    };
+    let fits = sources.iter().enumerate().all(|(k, s)| match s {
+        Source::Written(i) => goes_to(*i, def.args[k].1),
+        Source::Default(_) => true,
+        Source::Variadic(list) => {
+            let element = crate::user_types::of_oid(def.args[k].1, def.args[k].2)
+                .and_then(|t| t.element())
+                .map_or(def.args[k].1, |t| t.oid());
+            list.iter().all(|i| goes_to(*i, element))
+        }
+    });
+    fits.then_some(sources)
+}
+
+/// The expression of a stored default.
+fn default_expr(text: &str) -> Result<Expr, SqlError> {
+    let dialect = sqlparser::dialect::PostgreSqlDialect {};
+    sqlparser::parser::Parser::new(&dialect)
+        .try_with_sql(text)
+        .and_then(|mut p| p.parse_expr())
+        .map_err(|e| SqlError::syntax(e.to_string()))
+}
+
+/// The types of `args` of polymorphic arguments made the call's: each
+/// `anyelement`-like one the type of the first written input of the
+/// family (an array's element for an `anyarray` one), each `anyarray`
+/// one its array; an OUT argument's value cast to it.
+fn resolve_polymorphic(def: &FunctionDef, args: &mut [(Value, SqlType)]) {
+    let polymorphic =
+        |k: usize| crate::polymorphic::is_polymorphic(def.args[k].1).then_some(def.args[k].1);
+    let element = (0..args.len()).find_map(|k| {
+        let declared = polymorphic(k)?;
+        if def.mode(k) == b'o' || args[k].0 == Value::Null {
+            return None;
+        }
+        match crate::polymorphic::is_array(declared) {
+            true => args[k].1.element(),
+            false => Some(args[k].1),
+        }
+    });
+    let Some(element) = element else {
+        return;
+    };
+    for (k, arg) in args.iter_mut().enumerate() {
+        if let Some(declared) = polymorphic(k) {
+            arg.1 = match crate::polymorphic::is_array(declared) {
+                true => element.array_of().unwrap_or(arg.1),
+                false => element,
+            };
+            if arg.0 != Value::Null
+                && let Ok(v) = crate::types::cast(arg.0.clone(), arg.1)
+            {
+                arg.0 = v;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn statement_tokens(sql: &str) -> Vec<TokenWithSpan> {
+        (crate::position::tokens(sql).into_iter())
+            .filter(|t| !matches!(t.token, Token::Whitespace(_)))
+            .collect()
+    }
+
+    // Proves the PROCEDURE keyword is found after CREATE and after CREATE
+    // OR REPLACE, and nowhere else.
+    #[test]
+    fn the_keyword_is_found_where_create_puts_it() {
+        assert_eq!(
+            keyword_at(&statement_tokens("create procedure p() as ''")),
+            Some(1)
+        );
+        assert_eq!(
+            keyword_at(&statement_tokens("CREATE OR REPLACE PROCEDURE p() as ''")),
+            Some(3)
+        );
+        assert_eq!(keyword_at(&statement_tokens("create function p()")), None);
+        assert_eq!(
+            keyword_at(&statement_tokens("create \"procedure\" p")),
+            None
+        );
+    }
+
+    fn def(modes: &[u8], defaults: &[&str]) -> FunctionDef {
+        FunctionDef {
+            name: "p".into(),
+            args: (0..modes.len())
+                .map(|i| (format!("a{i}"), 23, -1))
+                .collect(),
+            modes: modes.to_vec(),
+            defaults: defaults.iter().map(|d| d.to_string()).collect(),
+            procedure: true,
+            ..Default::default()
+        }
+    }
+
+    fn call_of(sql: &str) -> Function {
+        let dialect = sqlparser::dialect::PostgreSqlDialect {};
+        match sqlparser::parser::Parser::parse_sql(&dialect, sql)
+            .unwrap()
+            .remove(0)
+        {
+            Statement::Call(f) => f,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    fn fit(def: &FunctionDef, sql: &str) -> Option<Vec<String>> {
+        let f = call_of(sql);
+        let written = written(&f).unwrap();
+        sources(def, &written).map(|s| {
+            s.iter()
+                .map(|s| match s {
+                    Source::Written(i) => format!("w{i}"),
+                    Source::Default(i) => format!("d{i}"),
+                    Source::Variadic(list) => format!("v{list:?}"),
+                })
+                .collect()
+        })
+    }
+
+    // Proves arguments are placed by position, then by name, defaults
+    // fill the last inputs, and a call that leaves one out, names one
+    // twice or gives one of a type without an implicit cast fits not.
+    #[test]
+    fn arguments_are_placed_as_postgresql_places_them() {
+        let p = def(b"iii", &["100"]);
+        assert_eq!(fit(&p, "call p(1, 2, 3)").unwrap(), ["w0", "w1", "w2"]);
+        assert_eq!(fit(&p, "call p(1, 2)").unwrap(), ["w0", "w1", "d0"]);
+        assert_eq!(fit(&p, "call p(1, a1 => 2)").unwrap(), ["w0", "w1", "d0"]);
+        assert_eq!(
+            fit(&p, "call p(a1 => 2, a0 => 1)").unwrap(),
+            ["w1", "w0", "d0"]
+        );
+        assert_eq!(fit(&p, "call p(1)"), None);
+        assert_eq!(fit(&p, "call p(1, a0 => 2)"), None);
+        assert_eq!(fit(&p, "call p(1, 2, 3, 4)"), None);
+        assert_eq!(fit(&p, "call p(1.5, 2)"), None);
+        // OUT arguments are written too; defaults skip them.
+        let q = def(b"oii", &["7"]);
+        assert_eq!(fit(&q, "call p(null, 1)").unwrap(), ["w0", "w1", "d0"]);
+        assert_eq!(fit(&q, "call p(1)"), None);
+        // A VARIADIC argument takes the positional ones from its place on.
+        let mut v = def(b"ov", &[]);
+        v.args[1].1 = 1007;
+        assert_eq!(
+            fit(&v, "call p(null, 1, 2, 3)").unwrap(),
+            ["w0", "v[1, 2, 3]"]
+        );
+        assert_eq!(fit(&v, "call p(null, 1, 1.5)"), None);
+    }
+}

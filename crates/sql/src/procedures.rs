@@ -280,6 +280,54 @@ fn variadic_array(
     Ok((Value::array(values), ty))
 }
 
+/// For each OUT and INOUT argument of the procedure `call` names, in
+/// order, the call's argument written in its place (`None`: a default),
+/// the procedure chosen by names and places alone (PL/pgSQL's CALL puts
+/// the results into the variables written there).
+pub fn output_arguments(call: &Function) -> Result<Vec<Option<Expr>>, SqlError> {
+    let name = names::relation(&call.name)?;
+    let args: Vec<(Option<String>, &Expr)> = match &call.args {
+        FunctionArguments::List(list) => (list.args.iter())
+            .filter_map(|a| match a {
+                FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) => Some((None, e)),
+                FunctionArg::Named {
+                    name,
+                    arg: FunctionArgExpr::Expr(e),
+                    ..
+                } => Some((Some(names::ident(name)), e)),
+                FunctionArg::ExprNamed {
+                    name: Expr::Identifier(name),
+                    arg: FunctionArgExpr::Expr(e),
+                    ..
+                } => Some((Some(names::ident(name)), e)),
+                _ => None,
+            })
+            .collect(),
+        _ => Vec::new(),
+    };
+    let written: Vec<Written> = (args.iter())
+        .map(|(name, _)| Written {
+            name: name.clone(),
+            bound: Scalar::Const(Value::Null),
+            ty: None,
+        })
+        .collect();
+    let all = in_scope();
+    let Some((def, sources)) = (all.iter())
+        .filter(|d| d.name == name)
+        .find_map(|d| sources(d, &written).map(|s| (d, s)))
+    else {
+        return Ok(Vec::new());
+    };
+    Ok((sources.iter().enumerate())
+        .filter(|(k, _)| matches!(def.mode(*k), b'o' | b'b'))
+        .map(|(_, s)| match s {
+            Source::Written(i) => Some(args[*i].1.clone()),
+            _ => None,
+        })
+        .collect())
+}
+
 /// 42883 for a call no procedure fits.
 fn no_procedure(shown: &str) -> SqlError {
     SqlError::new("42883", format!("procedure {shown} does not exist")).with_hint(

@@ -562,6 +562,12 @@ impl<'a, 'c> Runner<'a, 'c> {
                         self.set_found(found);
                     }
                     None => {
+                        if let Some(Statement::Call(call)) =
+                            crate::plpgsql::parse::sql_statement(sql)
+                        {
+                            self.call_outputs(call, output)?;
+                            return Ok(Flow::Next);
+                        }
                         if matches!(
                             crate::plpgsql::parse::sql_statement(sql),
                             Some(Statement::Query(_))
@@ -1296,6 +1302,51 @@ impl<'a, 'c> Runner<'a, 'c> {
     fn alias_target(&self, target: &str) -> Result<usize, SqlError> {
         self.var_index(&[target.to_string()])
             .ok_or_else(|| SqlError::new("42704", format!("variable \"{target}\" does not exist")))
+    }
+
+    /// Puts the OUT and INOUT results of CALL `call` (`output`, its row)
+    /// into the variables its arguments name, as PostgreSQL's PL/pgSQL
+    /// does; an argument in such a place that is no variable is 42601.
+    fn call_outputs(
+        &mut self,
+        call: &sqlparser::ast::Function,
+        output: Output,
+    ) -> Result<(), SqlError> {
+        let Output::Rows {
+            columns, mut rows, ..
+        } = output
+        else {
+            return Ok(());
+        };
+        let Some(row) = rows.pop() else {
+            return Ok(());
+        };
+        let sources = {
+            let _objects = crate::object_scope::enter(self.cx, self.txn, &mut self.kept)?;
+            crate::procedures::output_arguments(call)?
+        };
+        for ((column, value), source) in columns.iter().zip(row).zip(sources) {
+            let Some(expr) = source else {
+                continue;
+            };
+            let target: Vec<String> = match expr {
+                Expr::Identifier(id) => vec![ident(&id)],
+                Expr::CompoundIdentifier(ids) => ids.iter().map(ident).collect(),
+                _ => Vec::new(),
+            };
+            if target.is_empty() || self.var_index(&target).is_none() && target.len() == 1 {
+                return Err(SqlError::new(
+                    "42601",
+                    format!(
+                        "procedure parameter \"{}\" is an output parameter but corresponding argument is not writable",
+                        column.name
+                    ),
+                ));
+            }
+            let ty = crate::user_types::of_oid(column.type_oid, -1).unwrap_or(SqlType::Text);
+            self.assign(&target, value, ty)?;
+        }
+        Ok(())
     }
 
     /// Assigns to a variable or a record's field.

@@ -165,3 +165,35 @@ async fn utility_statements_run_through_the_extended_protocol() {
         .unwrap();
     assert_eq!(row.get::<_, i64>(0), 2);
 }
+
+// Proves CALL runs through the extended protocol as PostgreSQL runs it:
+// Describe types its `$n` arguments by the procedure's arguments in
+// their places and reports the OUT / INOUT columns, whose row Execute
+// returns; a CALL without them returns no rows.
+#[tokio::test(flavor = "current_thread")]
+async fn call_runs_through_the_extended_protocol() {
+    let (_dir, server) = common::pool_server(1);
+    let client = common::connect_tcp(&server).await;
+    client
+        .batch_execute(
+            "create procedure p(a int, inout b text) language plpgsql \
+             as $$ begin b := b || a; end $$; \
+             create table call_log (v int); \
+             create procedure q(v int) language sql as $$ insert into call_log values (v) $$",
+        )
+        .await
+        .unwrap();
+    let row = client
+        .query_one("call p($1, $2)", &[&7i32, &"x"])
+        .await
+        .unwrap();
+    assert_eq!(row.columns().len(), 1);
+    assert_eq!(row.get::<_, String>("b"), "x7");
+    assert_eq!(client.execute("call q($1)", &[&5i32]).await.unwrap(), 0);
+    let v: i32 = client
+        .query_one("select v from call_log", &[])
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(v, 5);
+}

@@ -280,12 +280,11 @@ fn variadic_array(
     Ok((Value::array(values), ty))
 }
 
-/// For each OUT and INOUT argument of the procedure `call` names, in
-/// order, the call's argument written in its place (`None`: a default),
-/// the procedure chosen by names and places alone (PL/pgSQL's CALL puts
-/// the results into the variables written there).
-pub fn output_arguments(call: &Function) -> Result<Vec<Option<Expr>>, SqlError> {
-    let name = names::relation(&call.name)?;
+/// The procedure `call` names, chosen by the names and places of its
+/// arguments alone (their types unknown: before it runs), where each of
+/// its arguments comes from, and the call's argument expressions.
+fn chosen_by_places(call: &Function) -> Option<(FunctionDef, Vec<Source>, Vec<Expr>)> {
+    let name = names::relation(&call.name).ok()?;
     let args: Vec<(Option<String>, &Expr)> = match &call.args {
         FunctionArguments::List(list) => (list.args.iter())
             .filter_map(|a| match a {
@@ -313,19 +312,62 @@ pub fn output_arguments(call: &Function) -> Result<Vec<Option<Expr>>, SqlError> 
         })
         .collect();
     let all = in_scope();
-    let Some((def, sources)) = (all.iter())
+    let (def, sources) = (all.iter())
         .filter(|d| d.name == name)
-        .find_map(|d| sources(d, &written).map(|s| (d, s)))
-    else {
+        .find_map(|d| sources(d, &written).map(|s| (d.clone(), s)))?;
+    Some((
+        def,
+        sources,
+        args.into_iter().map(|(_, e)| e.clone()).collect(),
+    ))
+}
+
+/// For each OUT and INOUT argument of the procedure `call` names, in
+/// order, the call's argument written in its place (`None`: a default;
+/// PL/pgSQL's CALL puts the results into the variables written there).
+pub fn output_arguments(call: &Function) -> Result<Vec<Option<Expr>>, SqlError> {
+    let Some((def, sources, args)) = chosen_by_places(call) else {
         return Ok(Vec::new());
     };
     Ok((sources.iter().enumerate())
         .filter(|(k, _)| matches!(def.mode(*k), b'o' | b'b'))
         .map(|(_, s)| match s {
-            Source::Written(i) => Some(args[*i].1.clone()),
+            Source::Written(i) => Some(args[*i].clone()),
             _ => None,
         })
         .collect())
+}
+
+/// What a Describe of CALL `call` reports before it runs: the types of
+/// the parameters (`$n`) written as its arguments (`types`, filled where
+/// unknown) and the columns it returns (its OUT and INOUT arguments';
+/// `None` when it returns none or names no procedure).
+pub fn describe(call: &Function, types: &mut [Option<SqlType>]) -> Option<Vec<Column>> {
+    let (def, sources, args) = chosen_by_places(call)?;
+    for (k, source) in sources.iter().enumerate() {
+        if let Source::Written(i) = source
+            && let Expr::Value(v) = &args[*i]
+            && let sqlparser::ast::Value::Placeholder(p) = &v.value
+            && let Some(n) = p.strip_prefix('$').and_then(|n| n.parse::<usize>().ok())
+            && let Some(slot) = n.checked_sub(1).and_then(|n| types.get_mut(n))
+            && slot.is_none()
+        {
+            *slot = crate::user_types::of_oid(def.args[k].1, def.args[k].2);
+        }
+    }
+    let columns: Vec<Column> = (def.args.iter().enumerate())
+        .filter(|(k, _)| matches!(def.mode(*k), b'o' | b'b'))
+        .map(|(_, (name, oid, typmod))| Column {
+            name: match name.is_empty() {
+                true => {
+                    crate::user_types::of_oid(*oid, *typmod).map_or_else(String::new, |t| t.name())
+                }
+                false => name.clone(),
+            },
+            type_oid: *oid,
+        })
+        .collect();
+    (!columns.is_empty()).then_some(columns)
 }
 
 /// 42883 for a call no procedure fits.
@@ -372,7 +414,8 @@ fn written(f: &Function) -> Result<Vec<Written>, SqlError> {
         }
         let bound = scalar::bind(expr, &[] as &[SqlType])?;
         let ty = match &bound {
-            Scalar::Const(Value::Text(_) | Value::Null) => None,
+            // A parameter of the extended protocol's is typed by its place.
+            Scalar::Const(Value::Text(_) | Value::Null) | Scalar::Param(_) => None,
             b if scalar::is_unknown(b) => None,
             b => Some(b.ty_in(&[] as &[SqlType])),
         };

@@ -971,13 +971,18 @@ impl Session {
         if !plannable {
             // SHOW returns its row without a plan, FETCH its cursor's
             // (none if it is not open); other statements none.
-            let columns = match &self.prepared(name)?.statement {
+            let statement = self.prepared(name)?.statement.clone();
+            let columns = match &statement {
                 Parsed::Fetch(fetch) if !fetch.moving => self.cursors.columns(&fetch.name),
                 Parsed::Sql(statement) => match &**statement {
                     Statement::ShowVariable { variable } => match &*show_name(variable) {
                         "all" => Some(show_all_columns()),
                         name => Some(show_columns(name)),
                     },
+                    // CALL: its procedure's OUT and INOUT arguments.
+                    Statement::Call(call) if !failed => self.in_transaction(|_, _, _| {
+                        Ok(crate::procedures::describe(call, &mut types))
+                    })?,
                     _ => None,
                 },
                 _ => None,

@@ -469,15 +469,14 @@ fn parse_v4_network(s: &[u8]) -> Option<(Vec<u8>, u8)> {
     let bits = bits.unwrap_or_else(|| {
         let class = match octets[0] {
             240.. => 32,
-            224.. => 4,
-            192.. => 24,
-            128.. => 16,
+            192..=223 => 24,
+            128..=191 => 16,
             _ => 8,
         };
-        if class >= 8 && class < given {
-            given
-        } else {
-            class
+        // Widened to the octets given; `224` alone is the multicast /4.
+        match class.max(given) {
+            8 if octets[0] == 224 => 4,
+            bits => bits,
         }
     });
     octets.resize(4, 0);
@@ -640,6 +639,10 @@ mod tests {
         assert_eq!(round("10", true), "10.0.0.0/8");
         assert_eq!(round("10.0.0.0", true), "10.0.0.0/32");
         assert_eq!(round("10.1", true), "10.1.0.0/16");
+        assert_eq!(round("224", true), "224.0.0.0/4");
+        assert_eq!(round("225", true), "225.0.0.0/8");
+        assert_eq!(round("224.1", true), "224.1.0.0/16");
+        assert_eq!(round("250.1", true), "250.1.0.0/32");
         assert_eq!(round("10:23::f1", true), "10:23::f1/128");
         assert_eq!(round("::ffff:1.2.3.4", true), "::ffff:1.2.3.4/128");
         assert_eq!(round("192.168.1.226/24", false), "192.168.1.226/24");

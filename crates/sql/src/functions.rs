@@ -492,6 +492,7 @@ impl Func {
             Func::ToChar | Func::ToDate | Func::ToNumber => false,
             Func::Crypto(f) => f.immutable(),
             Func::Wal(f) => f.immutable(),
+            Func::Net(f) => !f.of_connection(),
             _ => true,
         }
     }

@@ -19,12 +19,17 @@
 //! | `family`, `masklen` | int4 |
 //! | `inet_same_family` | bool |
 //! | `trunc(macaddr)`, `trunc(macaddr8)`, `macaddr8_set7bit` | the same type |
+//! | `inet_client_addr()`, `inet_server_addr()` | inet |
+//! | `inet_client_port()`, `inet_server_port()` | int4 |
 //!
 //! A `cidr` operand is an `inet` (PostgreSQL's binary-coercible cast);
 //! a quoted literal beside one is read as the other side's type, alone
 //! as an `inet`. Addresses of different families are never contained
 //! or overlapping; `&`, `|`, `-` and `inet_merge` of them are 22023.
-//! `inet_client_addr()` and its kin are not here.
+//! `inet_client_addr()` and its kin read the session's connection
+//! (folio-txn's `Activity`, which the server fills): NULL for a
+//! Unix-domain socket's session or one without a client, as in
+//! PostgreSQL.
 
 use crate::error::SqlError;
 use crate::functions::{Func, no_operator};
@@ -73,9 +78,13 @@ pub enum NetFunc {
     /// `trunc(macaddr)`, `trunc(macaddr8)`: the manufacturer's part.
     Trunc,
     Set7bit,
+    ClientAddr,
+    ClientPort,
+    ServerAddr,
+    ServerPort,
 }
 
-const NAMES: [(&str, NetFunc); 13] = [
+const NAMES: [(&str, NetFunc); 17] = [
     ("abbrev", NetFunc::Abbrev),
     ("broadcast", NetFunc::Broadcast),
     ("family", NetFunc::Family),
@@ -89,6 +98,10 @@ const NAMES: [(&str, NetFunc); 13] = [
     ("inet_merge", NetFunc::Merge),
     ("trunc", NetFunc::Trunc),
     ("macaddr8_set7bit", NetFunc::Set7bit),
+    ("inet_client_addr", NetFunc::ClientAddr),
+    ("inet_client_port", NetFunc::ClientPort),
+    ("inet_server_addr", NetFunc::ServerAddr),
+    ("inet_server_port", NetFunc::ServerPort),
 ];
 
 /// Whether `name` is one of the functions here (`functions::exists`).
@@ -202,16 +215,36 @@ pub fn bind_operator(
             } else {
                 func
             };
-            call(
-                func,
-                vec![
-                    fit_unknown(a, SqlType::Inet)?,
-                    fit_unknown(b, SqlType::Inet)?,
-                ],
-            )
+            call(func, vec![as_inet(a, columns)?, as_inet(b, columns)?])
         }
         _ => Err(no_op()),
     })())
+}
+
+/// An address operand as an `inet`, the operators' parameter type: a
+/// literal read as one, a cidr constant relabeled, a cidr expression
+/// cast (PostgreSQL's binary-coercible cast, which EXPLAIN shows so).
+fn as_inet(s: Scalar, columns: &(impl Columns + ?Sized)) -> Result<Scalar, SqlError> {
+    Ok(match s {
+        Scalar::Const(Value::Cidr(a)) => Scalar::Const(Value::Inet(a)),
+        s if typed(&s, columns) == Some(SqlType::Cidr) => Scalar::Cast(Box::new(s), SqlType::Inet),
+        s => fit_unknown(s, SqlType::Inet)?,
+    })
+}
+
+/// The operands of a comparison of an inet with a cidr, the cidr cast
+/// to inet as PostgreSQL's operators take it (`(i = (c)::inet)`); any
+/// other pair as it is.
+pub fn relabeled(
+    a: Scalar,
+    b: Scalar,
+    columns: &(impl Columns + ?Sized),
+) -> Result<(Scalar, Scalar), SqlError> {
+    Ok(match (typed(&a, columns), typed(&b, columns)) {
+        (Some(SqlType::Inet), Some(SqlType::Cidr)) => (a, as_inet(b, columns)?),
+        (Some(SqlType::Cidr), Some(SqlType::Inet)) => (as_inet(a, columns)?, b),
+        _ => (a, b),
+    })
 }
 
 /// `~ a` for an operand of a network type; `None` for others.
@@ -251,6 +284,7 @@ pub fn bind_call(
         NetFunc::SameFamily | NetFunc::Merge => &[is_net, is_net],
         NetFunc::Trunc => &[is_mac],
         NetFunc::Set7bit => &[|t| t == SqlType::MacAddr8],
+        f if f.of_connection() => &[],
         _ => &[is_net],
     };
     if args.len() != params.len() || !types.iter().zip(params).all(|(t, fits)| t.is_none_or(fits)) {
@@ -419,6 +453,31 @@ impl NetFunc {
         crate::names::name_in(&NAMES, &self)
     }
 
+    /// Whether it reads the session's connection (never folded).
+    pub fn of_connection(self) -> bool {
+        matches!(
+            self,
+            NetFunc::ClientAddr | NetFunc::ClientPort | NetFunc::ServerAddr | NetFunc::ServerPort
+        )
+    }
+
+    /// Its value in the session of `backend` (a function
+    /// [`NetFunc::of_connection`]).
+    pub fn connection(self, backend: &crate::backend::SessionBackend) -> Value {
+        let activity = backend.backend().activity();
+        let end = match self {
+            NetFunc::ClientAddr | NetFunc::ClientPort => activity.client,
+            _ => activity.server,
+        };
+        let Some((host, port)) = end else {
+            return Value::Null;
+        };
+        match self {
+            NetFunc::ClientPort | NetFunc::ServerPort => Value::Int4(port.into()),
+            _ => folio_row::inet::parse_inet(&host, false).map_or(Value::Null, Value::Inet),
+        }
+    }
+
     /// Its operator's symbol, for the operators (EXPLAIN prints them so).
     pub fn symbol(self) -> Option<&'static str> {
         Some(match self {
@@ -454,7 +513,10 @@ impl NetFunc {
             NetFunc::Set7bit => SqlType::MacAddr8,
             NetFunc::Difference => SqlType::Int8,
             NetFunc::Abbrev | NetFunc::Host => SqlType::Text,
-            NetFunc::Family | NetFunc::Masklen => SqlType::Int4,
+            NetFunc::Family | NetFunc::Masklen | NetFunc::ClientPort | NetFunc::ServerPort => {
+                SqlType::Int4
+            }
+            NetFunc::ClientAddr | NetFunc::ServerAddr => SqlType::Inet,
             NetFunc::Network | NetFunc::Merge => SqlType::Cidr,
             NetFunc::SetMasklen if args.first() == Some(&SqlType::Cidr) => SqlType::Cidr,
             NetFunc::Plus
@@ -467,8 +529,10 @@ impl NetFunc {
     }
 
     /// Its value; NULL if an argument is.
+    /// The connection functions give NULL here: a session evaluates them
+    /// by [`NetFunc::connection`].
     pub fn eval(self, args: &[Value]) -> Result<Value, SqlError> {
-        if args.iter().any(|v| matches!(v, Value::Null)) {
+        if self.of_connection() || args.iter().any(|v| matches!(v, Value::Null)) {
             return Ok(Value::Null);
         }
         match (self, args) {
@@ -618,6 +682,10 @@ impl NetFunc {
                     .unwrap_or(0);
                 Value::Cidr(a.with_bits(common).network())
             }
+            NetFunc::ClientAddr
+            | NetFunc::ClientPort
+            | NetFunc::ServerAddr
+            | NetFunc::ServerPort => Value::Null,
             NetFunc::Plus
             | NetFunc::Minus
             | NetFunc::SetMasklen

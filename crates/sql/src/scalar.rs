@@ -453,6 +453,7 @@ fn bind_node(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, S
             if let Some(bound) = crate::network_functions::bind_operator(op, &a, &b, columns) {
                 return bound;
             }
+            let (a, b) = crate::network_functions::relabeled(a, b, columns)?;
             let op = qualified_operator(op)?;
             let op = op.as_ref();
             if let Some(bound) = crate::range_functions::bind_operator(op, &a, &b, columns) {
@@ -1911,6 +1912,12 @@ impl Scalar {
                 advisory.call(*f, &values)?
             }
             Scalar::Func(Func::Xact(f), _) if let Some(backend) = env.backend => f.call(backend)?,
+            Scalar::Func(Func::Net(f), _)
+                if f.of_connection()
+                    && let Some(backend) = env.backend =>
+            {
+                f.connection(backend)
+            }
             Scalar::Func(Func::Wal(f), _)
                 if !f.immutable()
                     && let Some(backend) = env.backend =>

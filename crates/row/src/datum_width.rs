@@ -56,7 +56,10 @@ pub fn stored_size(value: &Value, stored: bool) -> Option<usize> {
         Value::Bool(_) => 1,
         Value::Int2(_) => 2,
         Value::Int4(_) | Value::Float4(_) | Value::Date(_) | Value::Oid(_) | Value::Enum(_) => 4,
-        Value::Tid(..) => 6,
+        Value::Tid(..) | Value::MacAddr(_) => 6,
+        Value::MacAddr8(_) => 8,
+        // A varlena of family, mask length and address.
+        Value::Inet(a) | Value::Cidr(a) => varlena(2 + a.bytes().len(), stored),
         Value::Int8(_)
         | Value::Float8(_)
         | Value::Timestamp(_)
@@ -100,7 +103,12 @@ pub fn index_row_size(values: &[Value]) -> Option<usize> {
             | Value::PgLsn(_) => 8,
             Value::Bool(_) | Value::Uuid(_) => 1,
             // A 1-byte header: not aligned.
-            Value::Text(_) | Value::Json(_) | Value::Bytea(_) | Value::Numeric(_)
+            Value::Text(_)
+            | Value::Json(_)
+            | Value::Bytea(_)
+            | Value::Numeric(_)
+            | Value::Inet(_)
+            | Value::Cidr(_)
                 if size <= SHORT_DATA_MAX + 1 =>
             {
                 1
@@ -127,7 +135,8 @@ pub fn type_avg_width(ty: SqlType) -> u32 {
         | SqlType::Oid
         | SqlType::Enum(_)
         | SqlType::Xid => return 4,
-        SqlType::Tid => return 6,
+        SqlType::Tid | SqlType::MacAddr => return 6,
+        SqlType::MacAddr8 => return 8,
         SqlType::Int8
         | SqlType::Float8
         | SqlType::Timestamp(_)

@@ -126,6 +126,13 @@ pub enum RowError {
     /// (54000, its message).
     #[error("{0}")]
     ArrayLimit(String),
+    /// A `cidr` whose address has bits right of its mask (`inet.rs`;
+    /// 22P02 with PostgreSQL's DETAIL).
+    #[error("invalid cidr value: \"{text}\"")]
+    CidrHostBits { text: String },
+    /// A `macaddr` octet past 255 (`macaddr.rs`; 22003).
+    #[error("invalid octet value in \"macaddr\" value: \"{text}\"")]
+    MacOctet { text: String },
     /// Stored bytes that are not a row or key of the expected shape.
     #[error("corrupt row or key: {0}")]
     Corrupt(String),
@@ -155,6 +162,7 @@ impl RowError {
             RowError::MalformedArray { detail, .. } | RowError::MalformedRecord { detail, .. } => {
                 Some(detail.clone())
             }
+            RowError::CidrHostBits { .. } => Some("Value has bits set to right of mask.".into()),
             _ => None,
         }
     }
@@ -168,7 +176,8 @@ impl RowError {
             | RowError::NumericFieldOverflow { .. }
             | RowError::NumericFieldInfinite { .. }
             | RowError::IntegerOutOfRange(_)
-            | RowError::NumericFormatOverflow => "22003",
+            | RowError::NumericFormatOverflow
+            | RowError::MacOctet { .. } => "22003",
             RowError::KeyTooLong { .. }
             | RowError::IndexRowTooLarge { .. }
             | RowError::ArrayLimit(_) => "54000",
@@ -178,7 +187,8 @@ impl RowError {
             | RowError::InvalidJson(_)
             | RowError::MalformedRange { .. }
             | RowError::MalformedArray { .. }
-            | RowError::MalformedRecord { .. } => "22P02",
+            | RowError::MalformedRecord { .. }
+            | RowError::CidrHostBits { .. } => "22P02",
             RowError::DataException(_) => "22000",
             RowError::DateOutOfRange
             | RowError::InfiniteSubtraction(_)

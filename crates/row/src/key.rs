@@ -180,6 +180,11 @@ fn value_key(v: &Value, out: &mut Vec<u8>) {
         Value::Enum(e) => out.extend_from_slice(&float_key(e.sort())),
         Value::Bool(b) => out.push(*b as u8),
         Value::Uuid(u) => out.extend_from_slice(u),
+        Value::MacAddr(m) => out.extend_from_slice(m),
+        Value::MacAddr8(m) => out.extend_from_slice(m),
+        // PostgreSQL's network order, IPv4 first (`inet.rs`): the
+        // family byte fixes the length.
+        Value::Inet(a) | Value::Cidr(a) => a.key_bytes(out),
         // The span alone: intervals of one span are equal (`1 mon` =
         // `30 days`), as in PostgreSQL's indexes.
         Value::Interval(i) => {
@@ -297,6 +302,11 @@ pub fn hash_key(values: &[Value], out: &mut Vec<u8>) {
             Value::Time(_) => 24,
             Value::TimeTz(_) => 25,
             Value::PgLsn(_) => 26,
+            // One tag for both: an inet and a cidr of one address and
+            // mask are equal, as in PostgreSQL.
+            Value::Inet(_) | Value::Cidr(_) => 28,
+            Value::MacAddr(_) => 29,
+            Value::MacAddr8(_) => 30,
         };
         out.push(tag);
         if tag != 0 {
@@ -464,6 +474,22 @@ fn key_value(r: &mut KeyReader<'_>, ty: SqlType) -> Result<Value, RowError> {
         SqlType::Enum(def) => Value::Enum(def.value_at(float_from_key(r.array()?))?),
         SqlType::Bool => Value::Bool(r.byte()? != 0),
         SqlType::Uuid => Value::Uuid(r.array()?),
+        SqlType::MacAddr => Value::MacAddr(r.array()?),
+        SqlType::MacAddr8 => Value::MacAddr8(r.array()?),
+        SqlType::Inet | SqlType::Cidr => {
+            let family = r.byte()?;
+            let len = crate::inet::Inet::key_len(family)
+                .ok_or_else(|| corrupt(format!("inet family {family}")))?;
+            let mut bytes = vec![family];
+            for _ in 1..len {
+                bytes.push(r.byte()?);
+            }
+            let a = crate::inet::Inet::from_key(&bytes)?;
+            match ty {
+                SqlType::Cidr => Value::Cidr(a),
+                _ => Value::Inet(a),
+            }
+        }
         SqlType::Interval(_) => Value::Interval(crate::interval::Interval::from_span(
             (u128::from_be_bytes(r.array()?) ^ (1 << 127)) as i128,
         )?),

@@ -142,6 +142,14 @@ fn put_value(out: &mut Vec<u8>, v: &Value, ty: SqlType) -> Result<(), RowError> 
             out.extend_from_slice(&t.zone.to_le_bytes());
         }
         Value::Uuid(u) => out.extend_from_slice(u),
+        Value::MacAddr(m) => out.extend_from_slice(m),
+        Value::MacAddr8(m) => out.extend_from_slice(m),
+        // Family, mask length, address (`inet.rs`), varying in length.
+        Value::Inet(a) | Value::Cidr(a) => {
+            let payload = a.to_stored();
+            out.extend_from_slice(&inline_len(payload.len())?.to_le_bytes());
+            out.extend_from_slice(&payload);
+        }
         // PostgreSQL's layout: the time, then days, then months.
         Value::Interval(i) => {
             out.extend_from_slice(&i.micros.to_le_bytes());
@@ -617,6 +625,10 @@ fn decode_value(bytes: Option<&[u8]>, ty: SqlType) -> Result<Value, RowError> {
             })
         }
         SqlType::Uuid => Value::Uuid(a(16)),
+        SqlType::MacAddr => Value::MacAddr(a(6)[..6].try_into().expect("6")),
+        SqlType::MacAddr8 => Value::MacAddr8(a(8)[..8].try_into().expect("8")),
+        SqlType::Inet => Value::Inet(crate::inet::Inet::from_stored(b)?),
+        SqlType::Cidr => Value::Cidr(crate::inet::Inet::from_stored(b)?),
         SqlType::Interval(_) => {
             let b = a(16);
             Value::Interval(crate::interval::Interval::new(

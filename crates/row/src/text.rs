@@ -226,6 +226,10 @@ impl Value {
             Value::Tid(block, offset) => crate::tid::tid_text(*block, *offset),
             Value::Xid(x) => x.to_string(),
             Value::PgLsn(x) => crate::lsn::lsn_text(*x),
+            Value::Inet(a) => a.text(false),
+            Value::Cidr(a) => a.text(true),
+            Value::MacAddr(m) => crate::macaddr::mac_text(m),
+            Value::MacAddr8(m) => crate::macaddr::mac_text(m),
             Value::Range(r) => crate::range_text::range_out(r, style),
         })
     }
@@ -281,6 +285,10 @@ impl Value {
             }
             SqlType::Xid => Value::Xid(crate::tid::parse_xid(text)?),
             SqlType::PgLsn => Value::PgLsn(crate::lsn::parse_lsn(text)?),
+            SqlType::Inet => Value::Inet(crate::inet::parse_inet(text, false)?),
+            SqlType::Cidr => Value::Cidr(crate::inet::parse_inet(text, true)?),
+            SqlType::MacAddr => Value::MacAddr(crate::macaddr::parse_macaddr(text)?),
+            SqlType::MacAddr8 => Value::MacAddr8(crate::macaddr::parse_macaddr8(text)?),
             SqlType::Bytea => Value::Bytea(parse_bytea(text)?),
             SqlType::Bool => Value::Bool(parse_bool(t).ok_or_else(|| syntax(ty, text))?),
             SqlType::Date => Value::Date(input::parse_date_in(text, zone, order)?),

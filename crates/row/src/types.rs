@@ -75,6 +75,14 @@ pub enum SqlType {
     Xid,
     /// `pg_lsn`: a write-ahead log position (`lsn.rs`).
     PgLsn,
+    /// `inet`: a host address with its network's mask (`inet.rs`).
+    Inet,
+    /// `cidr`: a network address (`inet.rs`).
+    Cidr,
+    /// `macaddr`: a 6-byte MAC address (`macaddr.rs`).
+    MacAddr,
+    /// `macaddr8`: an 8-byte (EUI-64) MAC address (`macaddr.rs`).
+    MacAddr8,
     /// `refcursor`: the name of a cursor (a portal), PostgreSQL's text-like
     /// type of PL/pgSQL's cursor variables; its values are texts
     /// (`Value::Text`), stored and keyed as text.
@@ -89,7 +97,7 @@ pub enum SqlType {
 const MAX_MODIFIED_ELEMENTS: usize = 4096;
 
 /// The element types arrays have.
-static ELEMENTS: [SqlType; 27] = [
+static ELEMENTS: [SqlType; 31] = [
     SqlType::Bool,
     SqlType::Bytea,
     SqlType::Int2,
@@ -110,6 +118,10 @@ static ELEMENTS: [SqlType; 27] = [
     SqlType::Oid,
     SqlType::Refcursor,
     SqlType::PgLsn,
+    SqlType::Inet,
+    SqlType::Cidr,
+    SqlType::MacAddr,
+    SqlType::MacAddr8,
     SqlType::Range(RangeKind::Int4),
     SqlType::Range(RangeKind::Int8),
     SqlType::Range(RangeKind::Num),
@@ -151,6 +163,10 @@ impl SqlType {
             SqlType::Tid => 27,
             SqlType::Xid => 28,
             SqlType::PgLsn => 3220,
+            SqlType::Inet => 869,
+            SqlType::Cidr => 650,
+            SqlType::MacAddr => 829,
+            SqlType::MacAddr8 => 774,
             SqlType::Refcursor => 1790,
             SqlType::Range(kind) => kind.oid(),
             SqlType::Array(element) => match element {
@@ -176,6 +192,10 @@ impl SqlType {
                 SqlType::Oid => 1028,
                 SqlType::Refcursor => 2201,
                 SqlType::PgLsn => 3221,
+                SqlType::Inet => 1041,
+                SqlType::Cidr => 651,
+                SqlType::MacAddr => 1040,
+                SqlType::MacAddr8 => 775,
                 SqlType::Range(kind) => kind.array_oid(),
                 SqlType::Record => 2287,
                 _ => 1009,
@@ -288,6 +308,10 @@ impl SqlType {
             27 => SqlType::Tid,
             28 => SqlType::Xid,
             3220 => SqlType::PgLsn,
+            869 => SqlType::Inet,
+            650 => SqlType::Cidr,
+            829 => SqlType::MacAddr,
+            774 => SqlType::MacAddr8,
             1790 => SqlType::Refcursor,
             1014 => return SqlType::Char(modifier.unwrap_or(1)).array_keeping_modifier(),
             other => {
@@ -362,6 +386,10 @@ impl SqlType {
             SqlType::Tid => "tid".into(),
             SqlType::Xid => "xid".into(),
             SqlType::PgLsn => "pg_lsn".into(),
+            SqlType::Inet => "inet".into(),
+            SqlType::Cidr => "cidr".into(),
+            SqlType::MacAddr => "macaddr".into(),
+            SqlType::MacAddr8 => "macaddr8".into(),
             SqlType::Refcursor => "refcursor".into(),
             SqlType::Range(kind) => kind.name().into(),
         }
@@ -430,7 +458,9 @@ impl SqlType {
             | SqlType::Time(_)
             | SqlType::Enum(_)
             | SqlType::Xid
-            | SqlType::PgLsn => Some(8),
+            | SqlType::PgLsn
+            | SqlType::MacAddr8 => Some(8),
+            SqlType::MacAddr => Some(6),
             SqlType::Tid => Some(6),
             SqlType::Bool => Some(1),
             // A timetz: the time (8), then the zone (4).
@@ -443,6 +473,8 @@ impl SqlType {
             | SqlType::Bytea
             | SqlType::InternalChar
             | SqlType::Refcursor
+            | SqlType::Inet
+            | SqlType::Cidr
             | SqlType::Range(_)
             | SqlType::Array(_)
             | SqlType::Record
@@ -499,6 +531,10 @@ mod tests {
             SqlType::Xid,
             SqlType::PgLsn,
             SqlType::Array(&SqlType::PgLsn),
+            SqlType::Inet,
+            SqlType::Array(&SqlType::Cidr),
+            SqlType::MacAddr,
+            SqlType::Array(&SqlType::MacAddr8),
             SqlType::Refcursor,
             SqlType::Range(RangeKind::Int4),
             SqlType::Range(RangeKind::Tstz),

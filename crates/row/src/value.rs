@@ -3,6 +3,7 @@
 use crate::array::Array;
 use crate::enums::EnumValue;
 use crate::error::RowError;
+use crate::inet::Inet;
 use crate::interval::Interval;
 use crate::json::Jsonb;
 use crate::numeric::Numeric;
@@ -56,6 +57,14 @@ pub enum Value {
     Xid(u64),
     /// A `pg_lsn`: a write-ahead log position (`lsn.rs`).
     PgLsn(u64),
+    /// An `inet`: a host address and its network's mask (`inet.rs`).
+    Inet(Inet),
+    /// A `cidr`: a network (`inet.rs`); ordered with `inet`s.
+    Cidr(Inet),
+    /// A `macaddr` (`macaddr.rs`).
+    MacAddr([u8; 6]),
+    /// A `macaddr8` (`macaddr.rs`).
+    MacAddr8([u8; 8]),
     /// A value of a built-in range type (`range.rs`).
     Range(Box<Range>),
 }
@@ -95,6 +104,10 @@ impl Value {
             Value::Tid(..) => "tid",
             Value::Xid(_) => "xid",
             Value::PgLsn(_) => "pg_lsn",
+            Value::Inet(_) => "inet",
+            Value::Cidr(_) => "cidr",
+            Value::MacAddr(_) => "macaddr",
+            Value::MacAddr8(_) => "macaddr8",
             Value::Range(r) => r.kind.name(),
         }
     }
@@ -247,6 +260,10 @@ impl Value {
                 | (Value::Tid(..), SqlType::Tid)
                 | (Value::Xid(_), SqlType::Xid)
                 | (Value::PgLsn(_), SqlType::PgLsn)
+                | (Value::Inet(_), SqlType::Inet)
+                | (Value::Cidr(_), SqlType::Cidr)
+                | (Value::MacAddr(_), SqlType::MacAddr)
+                | (Value::MacAddr8(_), SqlType::MacAddr8)
                 | (Value::Text(_), SqlType::InternalChar | SqlType::Refcursor)
         ) || match (self, ty) {
             (Value::Array(items), SqlType::Array(element)) => {
@@ -294,6 +311,9 @@ impl Value {
             (Value::Tid(a, x), Value::Tid(b, y)) => (a, x).cmp(&(b, y)),
             (Value::Xid(a), Value::Xid(b)) => a.cmp(b),
             (Value::PgLsn(a), Value::PgLsn(b)) => a.cmp(b),
+            (Value::Inet(a) | Value::Cidr(a), Value::Inet(b) | Value::Cidr(b)) => a.compare(b),
+            (Value::MacAddr(a), Value::MacAddr(b)) => a.cmp(b),
+            (Value::MacAddr8(a), Value::MacAddr8(b)) => a.cmp(b),
             (Value::Float4(a), Value::Float4(b)) => float(*a as f64, *b as f64),
             (Value::Float8(a), Value::Float8(b)) => float(*a, *b),
             (Value::Numeric(a), Value::Numeric(b)) => a.cmp(b),

@@ -29,7 +29,22 @@ fn types() -> impl Strategy<Value = SqlType> {
         Just(SqlType::Time(None)),
         Just(SqlType::TimeTz(None)),
         Just(SqlType::PgLsn),
+        Just(SqlType::Inet),
+        Just(SqlType::Cidr),
+        Just(SqlType::MacAddr),
+        Just(SqlType::MacAddr8),
     ]
+}
+
+/// An IPv4 or IPv6 address with a mask, bytes from a few values so
+/// that prefixes often agree.
+fn addresses() -> impl Strategy<Value = folio_row::inet::Inet> {
+    let byte = || prop_oneof![Just(0u8), Just(10), Just(0xFF), any::<u8>()];
+    prop_oneof![
+        (proptest::collection::vec(byte(), 4), 0u8..=32),
+        (proptest::collection::vec(byte(), 16), 0u8..=128),
+    ]
+    .prop_map(|(bytes, bits)| folio_row::inet::Inet::new(&bytes, bits).expect("fits"))
 }
 
 /// A value of `ty` (a few nulls, edge cases included).
@@ -91,6 +106,10 @@ fn value(ty: SqlType) -> BoxedStrategy<Value> {
         SqlType::TimestampTz(_) => timestamps().prop_map(Value::TimestampTz).boxed(),
         SqlType::Uuid => any::<[u8; 16]>().prop_map(Value::Uuid).boxed(),
         SqlType::PgLsn => any::<u64>().prop_map(Value::PgLsn).boxed(),
+        SqlType::Inet => addresses().prop_map(Value::Inet).boxed(),
+        SqlType::Cidr => addresses().prop_map(|a| Value::Cidr(a.network())).boxed(),
+        SqlType::MacAddr => any::<[u8; 6]>().prop_map(Value::MacAddr).boxed(),
+        SqlType::MacAddr8 => any::<[u8; 8]>().prop_map(Value::MacAddr8).boxed(),
         SqlType::Time(_) => (0..=folio_row::TIME_END).prop_map(Value::Time).boxed(),
         SqlType::TimeTz(_) => (
             0..=folio_row::TIME_END,

@@ -71,6 +71,10 @@ pub(crate) trait Accepted: AsyncRead + AsyncWrite + Unpin + Send + 'static {
     /// The client's address and port (`pg_stat_activity`): none for a
     /// Unix-domain socket's.
     fn peer(&self) -> Option<(String, u16)>;
+
+    /// The server's address and port the client reached
+    /// (`inet_server_addr()`): none for a Unix-domain socket.
+    fn local(&self) -> Option<(String, u16)>;
 }
 
 impl Accepted for tokio::net::TcpStream {
@@ -86,6 +90,11 @@ impl Accepted for tokio::net::TcpStream {
         let addr = self.peer_addr().ok()?;
         Some((addr.ip().to_string(), addr.port()))
     }
+
+    fn local(&self) -> Option<(String, u16)> {
+        let addr = self.local_addr().ok()?;
+        Some((addr.ip().to_string(), addr.port()))
+    }
 }
 
 impl Accepted for tokio::net::UnixStream {
@@ -98,6 +107,10 @@ impl Accepted for tokio::net::UnixStream {
     }
 
     fn peer(&self) -> Option<(String, u16)> {
+        None
+    }
+
+    fn local(&self) -> Option<(String, u16)> {
         None
     }
 }

@@ -257,12 +257,13 @@ pub(crate) async fn startup(
     if let Err(e) = conn.session_mut().set_user(user) {
         return fatal(&mut stream, e.code, &e.message).await;
     }
-    let client = stream.peer();
+    let (client, server) = (stream.peer(), stream.local());
     conn.session().backend().update(|a| {
         a.user = user.to_string();
         a.database = database.to_string();
         a.has_client = true;
         a.client = client;
+        a.server = server;
     });
     if let Err(e) = startup_settings(&mut conn, &parameters) {
         return fatal(&mut stream, e.code, &e.message).await;

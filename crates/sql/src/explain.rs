@@ -1405,6 +1405,11 @@ pub(crate) fn deparse(s: &Scalar, columns: &[String], types: &[SqlType]) -> Stri
             let a: Vec<String> = args.iter().map(d).collect();
             format!("({})::{}", a.join(", "), reg.name())
         }
+        Scalar::Func(Func::Net(f), args) if f.symbol().is_some() => match args.as_slice() {
+            [a] => format!("({} {})", f.symbol().unwrap_or("?"), d(a)),
+            [a, b] => format!("({} {} {})", d(a), f.symbol().unwrap_or("?"), d(b)),
+            _ => format!("{}(...)", f.symbol().unwrap_or("?")),
+        },
         Scalar::Func(Func::Range(f), args) if f.symbol().is_some() && args.len() == 2 => {
             format!(
                 "({} {} {})",
@@ -1535,6 +1540,10 @@ pub(crate) fn type_name(ty: SqlType) -> std::borrow::Cow<'static, str> {
         SqlType::Tid => "tid",
         SqlType::Xid => "xid",
         SqlType::PgLsn => "pg_lsn",
+        SqlType::Inet => "inet",
+        SqlType::Cidr => "cidr",
+        SqlType::MacAddr => "macaddr",
+        SqlType::MacAddr8 => "macaddr8",
         SqlType::InternalChar => "\"char\"",
         SqlType::Refcursor => "refcursor",
         SqlType::Range(kind) => kind.name(),

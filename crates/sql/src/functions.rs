@@ -158,6 +158,9 @@ pub enum Func {
     /// looked up by [`Func::of`] (`lower` and `upper` are also the
     /// string functions).
     Range(crate::range_functions::RangeFunc),
+    /// An operator or function of the network address types, bound by
+    /// `network_functions::bind_call` / `bind_operator` / `bind_prefix`.
+    Net(crate::network_functions::NetFunc),
     /// An advisory lock function (`advisory.rs`): runs on the session's
     /// locks, which the statement's `Env` carries.
     Advisory(crate::advisory::AdvisoryFunc),
@@ -414,6 +417,7 @@ impl Func {
             Func::Regex(f) => f.name(),
             Func::Json(f) => f.name(),
             Func::Range(f) => f.name(),
+            Func::Net(f) => f.name(),
             Func::Advisory(f) => f.name(),
             Func::EnumRange => Some("enum_range"),
             Func::FormatVariadic => Some("format"),
@@ -488,6 +492,7 @@ impl Func {
             Func::ToChar | Func::ToDate | Func::ToNumber => false,
             Func::Crypto(f) => f.immutable(),
             Func::Wal(f) => f.immutable(),
+            Func::Net(f) => !f.of_connection(),
             _ => true,
         }
     }
@@ -580,6 +585,7 @@ impl Func {
             Func::Regex(f) => f.takes(count),
             Func::Json(f) => f.takes(count),
             Func::Range(f) => f.takes(count),
+            Func::Net(_) => true,
             Func::Advisory(f) => f.takes(count),
             Func::Backend(f) => f.takes(count),
             Func::Crypto(f) => f.takes(count),
@@ -749,6 +755,7 @@ impl Func {
             Func::Regex(f) => f.ty(),
             Func::Json(f) => f.ty(args),
             Func::Range(f) => f.ty(args),
+            Func::Net(f) => f.ty(args),
             Func::Advisory(f) => f.ty(),
             Func::Backend(f) => f.ty(),
             Func::Crypto(f) => f.ty(),
@@ -1226,6 +1233,7 @@ impl Func {
             Func::Regex(f) => f.eval(&args)?,
             Func::Json(f) => f.eval(args)?,
             Func::Range(f) => f.eval(args)?,
+            Func::Net(f) => f.eval(&args)?,
             Func::Crypto(f) => f.eval(&args)?,
             Func::Wal(f) => f.eval(&args)?,
             Func::Float(f) => f.eval(&args)?,
@@ -1706,6 +1714,7 @@ pub fn exists(name: &str) -> bool {
         || crate::window::is_window_name(name)
         || crate::table_functions::is_table_function_name(name)
         || crate::range_functions::is_name(name)
+        || crate::network_functions::is_name(name)
         || matches!(
             name,
             "grouping" | "pg_typeof" | "enum_first" | "enum_last" | "enum_range"

@@ -99,6 +99,7 @@ mod merge;
 mod merge_syntax;
 mod modifying_cte;
 mod names;
+mod network_functions;
 mod num_template;
 mod numeric_functions;
 mod object_scope;

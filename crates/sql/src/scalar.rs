@@ -429,7 +429,11 @@ fn bind_node(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, S
             expr,
         } => bind(expr, columns)?,
         Expr::UnaryOp { op, expr: operand } if crate::math_operators::is_prefix(op) => {
-            crate::math_operators::bind_prefix(op, bind(operand, columns)?, columns)?
+            let operand = bind(operand, columns)?;
+            match crate::network_functions::bind_prefix(op, &operand, columns) {
+                Some(call) => call,
+                None => crate::math_operators::bind_prefix(op, operand, columns)?,
+            }
         }
         Expr::UnaryOp {
             op: UnaryOperator::Not,
@@ -446,6 +450,10 @@ fn bind_node(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, S
         } => bind(&crate::overlaps::call(left, right)?, columns)?,
         Expr::BinaryOp { left, op, right } => {
             let (a, b) = (bind(left, columns)?, bind(right, columns)?);
+            if let Some(bound) = crate::network_functions::bind_operator(op, &a, &b, columns) {
+                return bound;
+            }
+            let (a, b) = crate::network_functions::relabeled(a, b, columns)?;
             let op = qualified_operator(op)?;
             let op = op.as_ref();
             if let Some(bound) = crate::range_functions::bind_operator(op, &a, &b, columns) {
@@ -1442,6 +1450,10 @@ fn function(
         Ok(call) => return Ok(call),
         Err(args) => args,
     };
+    let args = match crate::network_functions::bind_call(&name, args, columns)? {
+        Ok(call) => return Ok(call),
+        Err(args) => args,
+    };
     // `timezone(zone, ts)`: as `ts AT TIME ZONE zone`.
     let args = match (name.as_str(), <[Scalar; 2]>::try_from(args)) {
         ("timezone", Ok([zone, ts])) => return crate::time_zones::bind(ts, zone, false, columns),
@@ -1903,6 +1915,12 @@ impl Scalar {
                 advisory.call(*f, &values)?
             }
             Scalar::Func(Func::Xact(f), _) if let Some(backend) = env.backend => f.call(backend)?,
+            Scalar::Func(Func::Net(f), _)
+                if f.of_connection()
+                    && let Some(backend) = env.backend =>
+            {
+                f.connection(backend)
+            }
             Scalar::Func(Func::Wal(f), _)
                 if !f.immutable()
                     && let Some(backend) = env.backend =>
@@ -2324,6 +2342,10 @@ pub fn value_type(value: &Value) -> SqlType {
         Value::Tid(..) => SqlType::Tid,
         Value::Xid(_) => SqlType::Xid,
         Value::PgLsn(_) => SqlType::PgLsn,
+        Value::Inet(_) => SqlType::Inet,
+        Value::Cidr(_) => SqlType::Cidr,
+        Value::MacAddr(_) => SqlType::MacAddr,
+        Value::MacAddr8(_) => SqlType::MacAddr8,
         Value::Range(r) => SqlType::Range(r.kind),
     }
 }

@@ -217,6 +217,8 @@ enum Category {
     DateTime,
     Timespan,
     Array,
+    /// inet and cidr (PostgreSQL's 'I'; cidr casts to inet implicitly).
+    Network,
     /// bytea and uuid (PostgreSQL's "user-defined" category).
     Other,
 }
@@ -241,6 +243,7 @@ fn category(ty: SqlType) -> Category {
         | SqlType::TimeTz(_) => Category::DateTime,
         SqlType::Interval(_) => Category::Timespan,
         SqlType::Array(_) => Category::Array,
+        SqlType::Inet | SqlType::Cidr => Category::Network,
         SqlType::Record
         | SqlType::Composite(_)
         | SqlType::Json
@@ -251,6 +254,8 @@ fn category(ty: SqlType) -> Category {
         | SqlType::Tid
         | SqlType::Xid
         | SqlType::PgLsn
+        | SqlType::MacAddr
+        | SqlType::MacAddr8
         | SqlType::Refcursor
         | SqlType::Range(_) => Category::Other,
     }
@@ -280,6 +285,8 @@ fn later(p: SqlType, n: SqlType) -> Option<Later> {
     };
     match category(p) {
         Category::Number | Category::DateTime if rank(n) > rank(p) => Some(Later::Second),
+        Category::Network if n == SqlType::Inet => Some(Later::Second),
+        Category::Network => Some(Later::First),
         Category::Number | Category::DateTime | Category::String => Some(Later::First),
         _ if p.oid() == n.oid() => Some(Later::First),
         _ => None,

@@ -1637,6 +1637,10 @@ const TYPES: &[(i64, &str, i16, bool, &str, i64, &str)] = &[
     (3802, "jsonb", -1, false, "U", 3807, "x"),
     (1790, "refcursor", -1, false, "U", 2201, "x"),
     (3220, "pg_lsn", 8, true, "U", 3221, "p"),
+    (869, "inet", -1, false, "I", 1041, "m"),
+    (650, "cidr", -1, false, "I", 651, "m"),
+    (829, "macaddr", 6, false, "U", 1040, "p"),
+    (774, "macaddr8", 8, false, "U", 775, "p"),
 ];
 
 /// A `pg_type` row: what differs between folio's kinds of types, the

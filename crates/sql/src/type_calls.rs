@@ -20,7 +20,7 @@ use sqlparser::ast::{
 };
 
 /// The built-in types a one-argument call may be a cast to.
-const CAST_NAMES: [&str; 17] = [
+const CAST_NAMES: [&str; 21] = [
     "int2",
     "int4",
     "int8",
@@ -38,6 +38,10 @@ const CAST_NAMES: [&str; 17] = [
     "timestamptz",
     "interval",
     "uuid",
+    "inet",
+    "cidr",
+    "macaddr",
+    "macaddr8",
 ];
 
 /// The expression a call of `name` (a function name no function has)

@@ -149,6 +149,10 @@ fn named_type(name: &ast::ObjectName) -> Result<SqlType, SqlError> {
         "tid" => SqlType::Tid,
         "xid" => SqlType::Xid,
         "pg_lsn" => SqlType::PgLsn,
+        "inet" => SqlType::Inet,
+        "cidr" => SqlType::Cidr,
+        "macaddr" => SqlType::MacAddr,
+        "macaddr8" => SqlType::MacAddr8,
         "refcursor" => SqlType::Refcursor,
         "float4" => SqlType::Float4,
         "float8" => SqlType::Float8,
@@ -398,6 +402,10 @@ pub fn typname(ty: SqlType) -> std::borrow::Cow<'static, str> {
         SqlType::Tid => "tid",
         SqlType::Xid => "xid",
         SqlType::PgLsn => "pg_lsn",
+        SqlType::Inet => "inet",
+        SqlType::Cidr => "cidr",
+        SqlType::MacAddr => "macaddr",
+        SqlType::MacAddr8 => "macaddr8",
         SqlType::Refcursor => "refcursor",
         SqlType::Range(kind) => kind.name(),
     })
@@ -436,6 +444,10 @@ pub fn coerce(value: Value, ty: SqlType) -> Result<Value, SqlError> {
             | SqlType::Tid
             | SqlType::Xid
             | SqlType::PgLsn
+            | SqlType::Inet
+            | SqlType::Cidr
+            | SqlType::MacAddr
+            | SqlType::MacAddr8
             | SqlType::Range(_)
             | SqlType::Array(_),
         ) => Value::from_text_in(
@@ -477,6 +489,11 @@ pub fn coerce(value: Value, ty: SqlType) -> Result<Value, SqlError> {
         // And to and from a timetz.
         (v @ (Value::TimestampTz(_) | Value::Time(_)), SqlType::TimeTz(_))
         | (v @ Value::TimeTz(_), SqlType::Time(_)) => cast(v, ty)?,
+        // PostgreSQL's implicit casts among the network types.
+        (v @ (Value::Inet(_) | Value::Cidr(_)), SqlType::Inet)
+        | (v @ (Value::MacAddr(_) | Value::MacAddr8(_)), SqlType::MacAddr | SqlType::MacAddr8) => {
+            crate::network_functions::cast(v, ty)?
+        }
         (value, _) => value,
     };
     Ok(value.fit(ty)?)
@@ -545,6 +562,13 @@ pub fn cast(value: Value, ty: SqlType) -> Result<Value, SqlError> {
     let value = match (value, ty) {
         (Value::Null, _) => return Ok(Value::Null),
         (v @ Value::Text(_), _) => return coerce(v, ty),
+        // The network types' casts (`network_functions.rs`).
+        (v @ (Value::Inet(_) | Value::Cidr(_) | Value::MacAddr(_) | Value::MacAddr8(_)), _) => {
+            return crate::network_functions::cast(v, ty);
+        }
+        (v, SqlType::Inet | SqlType::Cidr | SqlType::MacAddr | SqlType::MacAddr8) => {
+            return Err(no_cast(&v, ty));
+        }
         (v @ (Value::Json(_) | Value::Jsonb(_)), _) => crate::json_functions::cast(v, ty)?,
         // PostgreSQL's boolean-to-text cast spells the value out (its
         // output form is `t` / `f`).
@@ -823,6 +847,9 @@ fn assignment_cast_of(from: SqlType, to: SqlType) -> bool {
         || (matches!(from, Time(_) | TimestampTz(_)) && matches!(to, TimeTz(_)))
         || (matches!(from, TimeTz(_)) && matches!(to, Time(_)))
         || matches!((from, to), (Json, Jsonb) | (Jsonb, Json))
+        // cidr to inet (implicit), inet to cidr (assignment), the MAC
+        // types to each other (implicit).
+        || matches!((from, to), (Inet, Cidr) | (Cidr, Inet) | (MacAddr, MacAddr8) | (MacAddr8, MacAddr))
         // An array's elements, each by the same rule.
         || matches!((from, to), (Array(a), Array(b)) if assignment_cast_of(*a, *b))
 }
@@ -915,6 +942,9 @@ pub fn binary_output(value: &Value, type_oid: u32) -> Result<Option<Vec<u8>>, Sq
         Value::Tid(block, offset) => [&block.to_be_bytes()[..], &offset.to_be_bytes()].concat(),
         // PostgreSQL's `xidsend` is 4 bytes: folio's 64-bit id is cut.
         Value::Xid(x) => (*x as u32).to_be_bytes().to_vec(),
+        v @ (Value::Inet(_) | Value::Cidr(_) | Value::MacAddr(_) | Value::MacAddr8(_)) => {
+            crate::network_functions::send(v)
+        }
         // PostgreSQL's `pg_lsn_send`: the 8-byte position.
         Value::PgLsn(x) => x.to_be_bytes().to_vec(),
         // A time: microseconds since midnight (PostgreSQL's `time_send`).
@@ -1154,6 +1184,9 @@ pub fn binary_input(bytes: &[u8], ty: SqlType) -> Result<Value, SqlError> {
         }
         SqlType::Xid => Value::Xid(u32::from_be_bytes(fixed(4)?.try_into().expect("4")).into()),
         SqlType::PgLsn => Value::PgLsn(u64::from_be_bytes(fixed(8)?.try_into().expect("8"))),
+        SqlType::Inet | SqlType::Cidr | SqlType::MacAddr | SqlType::MacAddr8 => {
+            crate::network_functions::receive(bytes, ty).ok_or_else(bad)??
+        }
         SqlType::Date => Value::Date(i32::from_be_bytes(fixed(4)?.try_into().expect("4"))),
         SqlType::Int8 => Value::Int8(i64::from_be_bytes(fixed(8)?.try_into().expect("8"))),
         SqlType::Timestamp(_) => {

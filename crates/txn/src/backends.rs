@@ -102,6 +102,9 @@ pub struct Activity {
     /// client or a session without a client (PostgreSQL shows NULL and
     /// port -1 for the first).
     pub client: Option<(String, u16)>,
+    /// The server's address and port the client reached (`None` as
+    /// `client`'s: `inet_server_addr()`).
+    pub server: Option<(String, u16)>,
     /// Whether it has a client (a server's connection).
     pub has_client: bool,
     pub backend_start: i64,

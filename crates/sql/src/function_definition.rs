@@ -77,7 +77,13 @@ fn user_definition(def: &FunctionDef) -> String {
             "{RETURN_PREFIX}{}\n",
             crate::deparse::parenthesized(expression)
         ),
-        None => quoted(kind, &def.body),
+        None => match def.body.strip_prefix(crate::procedures::ATOMIC_PREFIX) {
+            // The statements as written (PostgreSQL prints its parse of
+            // them, a statement a line).
+            Some("") => "BEGIN ATOMIC\nEND\n".to_string(),
+            Some(statements) => format!("BEGIN ATOMIC\n {}\nEND\n", statements.trim()),
+            None => quoted(kind, &def.body),
+        },
     };
     let language = if def.plpgsql { "plpgsql" } else { "sql" };
     let head = match def.procedure {

@@ -84,8 +84,13 @@ pub enum Parsed {
     /// parsed (`plpgsql/parse.rs`).
     Do(Box<crate::plpgsql::parse::Block>),
     /// `CREATE [OR REPLACE] PROCEDURE` (sqlparser reads SQL Server's),
-    /// read as the CREATE FUNCTION of the same clauses (`procedures.rs`).
-    CreateProcedure(Box<Statement>),
+    /// read as the CREATE FUNCTION of the same clauses (`procedures.rs`),
+    /// and the statements of its `BEGIN ATOMIC ... END` body, if it has
+    /// one (sqlparser reads none).
+    CreateProcedure {
+        create: Box<Statement>,
+        atomic: Option<String>,
+    },
     /// `CREATE DOMAIN` (sqlparser's reads no NOT NULL): `domains.rs`.
     CreateDomain(Box<crate::domains::Create>),
     /// `ALTER DOMAIN` (sqlparser has none): `domains.rs`.
@@ -536,7 +541,11 @@ pub fn statements(sql: &str) -> Result<Vec<Parsed>, SqlError> {
             }
             Some(Keyword::CREATE) if let Some(at) = crate::procedures::keyword_at(&spanned) => {
                 spanned[at].token = Token::make_keyword("FUNCTION");
-                Parsed::CreateProcedure(Box::new(parse_one(spanned, &place)?))
+                let atomic = crate::procedures::take_atomic_body(&mut spanned, &text)?;
+                Parsed::CreateProcedure {
+                    create: Box::new(parse_one(spanned, &place)?),
+                    atomic,
+                }
             }
             Some(Keyword::CREATE) if second.and_then(keyword) == Some(Keyword::DOMAIN) => {
                 Parsed::CreateDomain(Box::new(crate::domains::parse_create(&spanned[2..])?))

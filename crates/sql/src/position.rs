@@ -278,10 +278,7 @@ pub(crate) fn split(
             if rest.is_empty() {
                 return None;
             }
-            let end = rest
-                .iter()
-                .position(|t| t.token == Token::SemiColon)
-                .unwrap_or(rest.len());
+            let end = statement_end(rest).unwrap_or(rest.len());
             let terminator = rest.get(end);
             let statement: Vec<TokenWithSpan> = rest[..end]
                 .iter()
@@ -294,6 +291,39 @@ pub(crate) fn split(
             }
         }
     })
+}
+
+/// Where the statement at the start of `tokens` ends: at its first
+/// semicolon, not counting those inside the `BEGIN ATOMIC ... END` body
+/// of a CREATE (a routine's SQL-standard body; PostgreSQL's scanner
+/// counts BEGIN and CASE against END inside it as this does).
+fn statement_end(tokens: &[TokenWithSpan]) -> Option<usize> {
+    let word = |t: &Token| match t {
+        Token::Word(w) if w.quote_style.is_none() => Some(w.value.to_ascii_lowercase()),
+        _ => None,
+    };
+    let words =
+        (tokens.iter().enumerate()).filter(|(_, t)| !matches!(t.token, Token::Whitespace(_)));
+    let create = words
+        .clone()
+        .next()
+        .and_then(|(_, t)| word(&t.token))
+        .as_deref()
+        == Some("create");
+    let mut depth = 0usize;
+    let mut previous = None;
+    for (i, t) in words {
+        let this = word(&t.token);
+        match (this.as_deref(), previous.as_deref()) {
+            _ if t.token == Token::SemiColon && depth == 0 => return Some(i),
+            (Some("atomic"), Some("begin")) if create && depth == 0 => depth = 1,
+            (Some("begin" | "case"), _) if depth > 0 => depth += 1,
+            (Some("end"), _) if depth > 0 => depth -= 1,
+            _ => {}
+        }
+        previous = this;
+    }
+    None
 }
 
 /// The tokens of `sql` with their places, as `parse.rs` reads them (for
@@ -325,6 +355,18 @@ mod tests {
         assert_eq!(near.position, Some(15));
         assert_eq!(text.position(statements[1].1.unwrap().span.start), Some(22));
         assert_eq!(text.at_end().position, Some(sql.chars().count() + 1));
+    }
+
+    // Proves a CREATE's BEGIN ATOMIC body keeps its semicolons, with CASE
+    // ... END inside it, and other statements split at each one.
+    #[test]
+    fn atomic_bodies_keep_their_semicolons() {
+        let sql = "create procedure p() begin atomic insert into t values (case when true then 1 end); select 1; end; select 2; begin; select 3";
+        let all = tokens(sql);
+        let statements: Vec<usize> = split(&all).map(|(s, _)| s.len()).collect();
+        assert_eq!(statements.len(), 4);
+        let sql = "select 'begin atomic'; begin; end";
+        assert_eq!(split(&tokens(sql)).count(), 3);
     }
 
     // Proves a missing name is found at its first reference, qualified or

@@ -42,14 +42,99 @@ pub fn keyword_at(tokens: &[TokenWithSpan]) -> Option<usize> {
     (keyword(0)? == Keyword::CREATE && keyword(at)? == Keyword::PROCEDURE).then_some(at)
 }
 
-/// `CREATE [OR REPLACE] PROCEDURE`, read as a CREATE FUNCTION.
-pub fn create(cx: &Ctx<'_>, txn: &mut Transaction, create: &Statement) -> Result<Output, SqlError> {
-    match create {
-        Statement::CreateFunction(create) => crate::sql_functions::create(cx, txn, create, true),
-        other => Err(SqlError::syntax(format!(
-            "syntax error at or near \"{other}\""
-        ))),
+/// How a procedure's `BEGIN ATOMIC` body is stored: its statements'
+/// text after this prefix (`pg_proc.prosrc` shows it empty, as
+/// PostgreSQL's, which keeps such bodies parsed).
+pub const ATOMIC_PREFIX: &str = "BEGIN ATOMIC\n";
+
+/// Takes a `BEGIN ATOMIC ... END` body out of a CREATE's `tokens` (the
+/// statement's, without whitespace), putting `AS ''` in its place: the
+/// text of the statements between, if there is such a body.
+pub fn take_atomic_body(
+    tokens: &mut Vec<TokenWithSpan>,
+    text: &crate::position::Text<'_>,
+) -> Result<Option<String>, SqlError> {
+    let word = |t: &TokenWithSpan, w: &str| matches!(&t.token, Token::Word(x) if x.quote_style.is_none() && x.value.eq_ignore_ascii_case(w));
+    let Some(begin) = (1..tokens.len())
+        .find(|&i| word(&tokens[i - 1], "begin") && word(&tokens[i], "atomic"))
+        .map(|i| i - 1)
+    else {
+        return Ok(None);
+    };
+    let last = tokens.len() - 1;
+    if last < begin + 2 || !word(&tokens[last], "end") {
+        return Err(text.at_end());
     }
+    let body = match last > begin + 2 {
+        true => text.written(&tokens[begin + 2..last]),
+        false => String::new(),
+    };
+    tokens.truncate(begin);
+    tokens.push(TokenWithSpan::wrap(Token::make_keyword("AS")));
+    tokens.push(TokenWithSpan::wrap(
+        Token::SingleQuotedString(String::new()),
+    ));
+    Ok(Some(body))
+}
+
+/// `CREATE [OR REPLACE] PROCEDURE`, read as a CREATE FUNCTION; `atomic`:
+/// the statements of its `BEGIN ATOMIC` body, each of which must be a
+/// query or a row change (PostgreSQL's 0A000 for others).
+pub fn create(
+    cx: &Ctx<'_>,
+    txn: &mut Transaction,
+    create: &Statement,
+    atomic: Option<&str>,
+) -> Result<Output, SqlError> {
+    let Statement::CreateFunction(create) = create else {
+        return Err(SqlError::syntax(format!(
+            "syntax error at or near \"{create}\""
+        )));
+    };
+    let Some(atomic) = atomic else {
+        return crate::sql_functions::create(cx, txn, create, true);
+    };
+    if create
+        .language
+        .as_ref()
+        .is_some_and(|l| names::ident(l) != "sql")
+    {
+        return Err(SqlError::new(
+            "42P13",
+            "SQL-standard function body can only be used with LANGUAGE SQL",
+        ));
+    }
+    for parsed in crate::parse::statements(atomic)? {
+        match &parsed {
+            crate::parse::Parsed::Sql(s) if crate::statement::plannable(s) => {}
+            other => {
+                let tag = atomic_statement_tag(other);
+                return Err(SqlError::new(
+                    "0A000",
+                    format!("{tag} is not yet supported in unquoted SQL function body"),
+                ));
+            }
+        }
+    }
+    let mut create = create.clone();
+    create.language = Some(sqlparser::ast::Ident::new("sql"));
+    create.function_body = Some(sqlparser::ast::CreateFunctionBody::AsBeforeOptions(
+        Expr::value(sqlparser::ast::Value::SingleQuotedString(format!(
+            "{ATOMIC_PREFIX}{atomic}"
+        ))),
+    ));
+    crate::sql_functions::create(cx, txn, &create, true)
+}
+
+/// The command a statement of a `BEGIN ATOMIC` body is, as PostgreSQL's
+/// message names it (its first two words).
+fn atomic_statement_tag(parsed: &crate::parse::Parsed) -> String {
+    let text = match parsed {
+        crate::parse::Parsed::Sql(s) => s.to_string(),
+        other => format!("{other:?}"),
+    };
+    let words: Vec<&str> = text.split_whitespace().take(2).collect();
+    words.join(" ").to_uppercase()
 }
 
 /// PostgreSQL's rules for what a procedure's definition may say.

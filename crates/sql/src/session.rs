@@ -595,7 +595,7 @@ impl Session {
             | Parsed::AlterView { .. }
             | Parsed::AlterViewOptions(_)
             | Parsed::CreateDomain(_)
-            | Parsed::CreateProcedure(_)
+            | Parsed::CreateProcedure { .. }
             | Parsed::CreateAggregate(_)
             | Parsed::DropAggregate(_)
             | Parsed::AlterDomain(_)
@@ -3206,7 +3206,9 @@ pub(crate) fn run_utility(
         Parsed::AlterViewOptions(alter) => crate::view_options::run(cx, txn, notices, alter),
         Parsed::Do(block) => crate::plpgsql::do_block(cx, txn, notices, block),
         Parsed::CreateDomain(create) => crate::domains::create(cx, txn, create),
-        Parsed::CreateProcedure(create) => crate::procedures::create(cx, txn, create),
+        Parsed::CreateProcedure { create, atomic } => {
+            crate::procedures::create(cx, txn, create, atomic.as_deref())
+        }
         Parsed::CreateAggregate(create) => crate::user_aggregates::create(cx, txn, notices, create),
         Parsed::DropAggregate(drop) => crate::user_aggregates::drop(cx, txn, notices, drop),
         Parsed::AlterDomain(alter) => crate::domains::alter(cx, txn, notices, alter),

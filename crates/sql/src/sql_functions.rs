@@ -556,7 +556,7 @@ pub const RETURN_PREFIX: &str = "RETURN ";
 
 /// Whether `def`'s body is the SQL-standard form.
 pub fn is_standard_body(def: &FunctionDef) -> bool {
-    def.body.starts_with(RETURN_PREFIX)
+    def.body.starts_with(RETURN_PREFIX) || def.body.starts_with(crate::procedures::ATOMIC_PREFIX)
 }
 
 /// The body's one query: a single SELECT (0A000 for more statements or

@@ -293,6 +293,9 @@ pub fn parse(text: &str) -> Result<Block, SqlError> {
 /// query's when `outputs` (the OUT and INOUT arguments' names) are some:
 /// its first row goes into them, as PostgreSQL returns it.
 pub fn sql_body(text: &str, outputs: &[String]) -> Result<Block, SqlError> {
+    let text = text
+        .strip_prefix(crate::procedures::ATOMIC_PREFIX)
+        .unwrap_or(text);
     let parsed = crate::parse::statements(text)?;
     let is_query = |p: &Parsed| matches!(p, Parsed::Sql(s) if matches!(**s, Statement::Query(_)));
     let last_query = parsed.iter().rposition(is_query);

@@ -126,6 +126,16 @@ pub enum RowError {
     /// (54000, its message).
     #[error("{0}")]
     ArrayLimit(String),
+    /// A bit string assigned to a `bit(n)` of another length
+    /// (PostgreSQL's 22026, `bits.rs`).
+    #[error("bit string length {len} does not match type bit({n})")]
+    BitLengthMismatch { len: usize, n: u32 },
+    /// A bit string longer than its `bit varying(n)` (22001).
+    #[error("bit string too long for type bit varying({0})")]
+    BitStringTooLong(u32),
+    /// A bit string past PostgreSQL's longest (54000).
+    #[error("bit string length exceeds the maximum allowed ({0})")]
+    BitStringLimit(usize),
     /// Stored bytes that are not a row or key of the expected shape.
     #[error("corrupt row or key: {0}")]
     Corrupt(String),
@@ -163,7 +173,8 @@ impl RowError {
         match self {
             RowError::TypeMismatch { .. } => "42804",
             RowError::Arity { .. } => "42601",
-            RowError::TooLong(_) => "22001",
+            RowError::TooLong(_) | RowError::BitStringTooLong(_) => "22001",
+            RowError::BitLengthMismatch { .. } => "22026",
             RowError::NumericOutOfRange(_)
             | RowError::NumericFieldOverflow { .. }
             | RowError::NumericFieldInfinite { .. }
@@ -171,7 +182,8 @@ impl RowError {
             | RowError::NumericFormatOverflow => "22003",
             RowError::KeyTooLong { .. }
             | RowError::IndexRowTooLarge { .. }
-            | RowError::ArrayLimit(_) => "54000",
+            | RowError::ArrayLimit(_)
+            | RowError::BitStringLimit(_) => "54000",
             RowError::ArrayShape(_) => "2202E",
             RowError::InvalidText { .. }
             | RowError::InvalidInput(_)

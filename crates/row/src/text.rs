@@ -227,6 +227,7 @@ impl Value {
             Value::Xid(x) => x.to_string(),
             Value::PgLsn(x) => crate::lsn::lsn_text(*x),
             Value::Range(r) => crate::range_text::range_out(r, style),
+            Value::Bit(b) => b.text(),
         })
     }
 
@@ -310,6 +311,9 @@ impl Value {
             SqlType::Range(kind) => Value::Range(Box::new(crate::range_text::range_in(
                 kind, text, zone, order,
             )?)),
+            SqlType::Bit(_) | SqlType::VarBit(_) => {
+                Value::Bit(Box::new(crate::bits::BitString::parse(text)?))
+            }
             SqlType::Record => {
                 return Err(RowError::Unsupported(
                     "input of anonymous composite types is not implemented".into(),

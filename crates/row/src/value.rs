@@ -1,6 +1,7 @@
 //! SQL values, and how one is fitted to a column's type.
 
 use crate::array::Array;
+use crate::bits::BitString;
 use crate::enums::EnumValue;
 use crate::error::RowError;
 use crate::interval::Interval;
@@ -58,6 +59,8 @@ pub enum Value {
     PgLsn(u64),
     /// A value of a built-in range type (`range.rs`).
     Range(Box<Range>),
+    /// A `bit(n)` or `bit varying(n)` value (`bits.rs`).
+    Bit(Box<BitString>),
 }
 
 impl Value {
@@ -96,6 +99,7 @@ impl Value {
             Value::Xid(_) => "xid",
             Value::PgLsn(_) => "pg_lsn",
             Value::Range(r) => r.kind.name(),
+            Value::Bit(_) => "bit",
         }
     }
 
@@ -192,6 +196,8 @@ impl Value {
             (Value::Array(items), SqlType::Array(element)) => {
                 Value::Array(items.try_map(|v| v.fit(*element))?)
             }
+            (Value::Bit(b), SqlType::Bit(Some(n))) => Value::Bit(Box::new(b.fit_bit(n)?)),
+            (Value::Bit(b), SqlType::VarBit(Some(n))) => Value::Bit(Box::new(b.fit_varbit(n)?)),
             // A composite type's fields, each to its type.
             (Value::Record(fields), SqlType::Composite(def))
                 if fields.len() == def.fields.len() =>
@@ -247,6 +253,7 @@ impl Value {
                 | (Value::Tid(..), SqlType::Tid)
                 | (Value::Xid(_), SqlType::Xid)
                 | (Value::PgLsn(_), SqlType::PgLsn)
+                | (Value::Bit(_), SqlType::Bit(_) | SqlType::VarBit(_))
                 | (Value::Text(_), SqlType::InternalChar | SqlType::Refcursor)
         ) || match (self, ty) {
             (Value::Array(items), SqlType::Array(element)) => {
@@ -294,6 +301,7 @@ impl Value {
             (Value::Tid(a, x), Value::Tid(b, y)) => (a, x).cmp(&(b, y)),
             (Value::Xid(a), Value::Xid(b)) => a.cmp(b),
             (Value::PgLsn(a), Value::PgLsn(b)) => a.cmp(b),
+            (Value::Bit(a), Value::Bit(b)) => a.cmp_bits(b),
             (Value::Float4(a), Value::Float4(b)) => float(*a as f64, *b as f64),
             (Value::Float8(a), Value::Float8(b)) => float(*a, *b),
             (Value::Numeric(a), Value::Numeric(b)) => a.cmp(b),

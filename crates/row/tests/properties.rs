@@ -29,6 +29,7 @@ fn types() -> impl Strategy<Value = SqlType> {
         Just(SqlType::Time(None)),
         Just(SqlType::TimeTz(None)),
         Just(SqlType::PgLsn),
+        Just(SqlType::VarBit(None)),
     ]
 }
 
@@ -91,6 +92,11 @@ fn value(ty: SqlType) -> BoxedStrategy<Value> {
         SqlType::TimestampTz(_) => timestamps().prop_map(Value::TimestampTz).boxed(),
         SqlType::Uuid => any::<[u8; 16]>().prop_map(Value::Uuid).boxed(),
         SqlType::PgLsn => any::<u64>().prop_map(Value::PgLsn).boxed(),
+        // Short strings of bits, zero bytes and prefixes of each other
+        // among them.
+        SqlType::VarBit(_) => proptest::collection::vec(any::<bool>(), 0..20)
+            .prop_map(|bits| Value::Bit(Box::new(folio_row::BitString::from_bits(bits))))
+            .boxed(),
         SqlType::Time(_) => (0..=folio_row::TIME_END).prop_map(Value::Time).boxed(),
         SqlType::TimeTz(_) => (
             0..=folio_row::TIME_END,

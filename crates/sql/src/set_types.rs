@@ -217,6 +217,8 @@ enum Category {
     DateTime,
     Timespan,
     Array,
+    /// bit and bit varying (PostgreSQL's category `V`).
+    BitString,
     /// bytea and uuid (PostgreSQL's "user-defined" category).
     Other,
 }
@@ -241,6 +243,7 @@ fn category(ty: SqlType) -> Category {
         | SqlType::TimeTz(_) => Category::DateTime,
         SqlType::Interval(_) => Category::Timespan,
         SqlType::Array(_) => Category::Array,
+        SqlType::Bit(_) | SqlType::VarBit(_) => Category::BitString,
         SqlType::Record
         | SqlType::Composite(_)
         | SqlType::Json
@@ -276,9 +279,13 @@ fn later(p: SqlType, n: SqlType) -> Option<Later> {
         SqlType::Float8 => 5,
         // Every integer casts to oid implicitly.
         SqlType::Oid => 6,
+        // bit casts to varbit implicitly, PostgreSQL's preferred one.
+        SqlType::VarBit(_) => 1,
         _ => 0,
     };
     match category(p) {
+        Category::BitString if rank(n) > rank(p) => Some(Later::Second),
+        Category::BitString => Some(Later::First),
         Category::Number | Category::DateTime if rank(n) > rank(p) => Some(Later::Second),
         Category::Number | Category::DateTime | Category::String => Some(Later::First),
         _ if p.oid() == n.oid() => Some(Later::First),
@@ -312,6 +319,8 @@ fn without_modifier(ty: SqlType, inputs: &[Input]) -> SqlType {
         SqlType::Timestamp(_) => SqlType::Timestamp(None),
         SqlType::TimestampTz(_) => SqlType::TimestampTz(None),
         SqlType::Interval(_) => SqlType::Interval(None),
+        SqlType::Bit(_) => SqlType::Bit(None),
+        SqlType::VarBit(_) => SqlType::VarBit(None),
         SqlType::Char(n) => SqlType::Char(
             (inputs.iter())
                 .filter_map(|i| match (i.ty, &i.untyped) {
@@ -335,7 +344,9 @@ pub fn name(ty: SqlType) -> String {
         | SqlType::TimeTz(_)
         | SqlType::Timestamp(_)
         | SqlType::TimestampTz(_)
-        | SqlType::Interval(_) => without_modifier(ty, &[]).name(),
+        | SqlType::Interval(_)
+        | SqlType::Bit(_)
+        | SqlType::VarBit(_) => without_modifier(ty, &[]).name(),
         SqlType::Array(element) => format!("{}[]", name(*element)),
         other => other.name(),
     }

@@ -1637,6 +1637,8 @@ const TYPES: &[(i64, &str, i16, bool, &str, i64, &str)] = &[
     (3802, "jsonb", -1, false, "U", 3807, "x"),
     (1790, "refcursor", -1, false, "U", 2201, "x"),
     (3220, "pg_lsn", 8, true, "U", 3221, "p"),
+    (1560, "bit", -1, false, "V", 1561, "x"),
+    (1562, "varbit", -1, false, "V", 1563, "x"),
 ];
 
 /// A `pg_type` row: what differs between folio's kinds of types, the

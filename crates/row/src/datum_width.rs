@@ -70,6 +70,8 @@ pub fn stored_size(value: &Value, stored: bool) -> Option<usize> {
         Value::Uuid(_) | Value::Interval(_) => 16,
         Value::Text(t) | Value::Json(t) => varlena(t.len(), stored),
         Value::Bytea(b) => varlena(b.len(), stored),
+        // The bit length (4 bytes), then the bits.
+        Value::Bit(b) => varlena(4 + b.bytes().len(), stored),
         Value::Numeric(n) => varlena(numeric_data(n), stored),
         _ => return None,
     })
@@ -109,6 +111,7 @@ pub fn index_row_size(values: &[Value]) -> Option<usize> {
             | Value::Numeric(_)
             | Value::Inet(_)
             | Value::Cidr(_)
+            | Value::Bit(_)
                 if size <= SHORT_DATA_MAX + 1 =>
             {
                 1
@@ -150,6 +153,8 @@ pub fn type_avg_width(ty: SqlType) -> u32 {
         // numeric_maximum_size: a 8-byte header and a base-10000 digit
         // per 4 decimal digits, one more for the point's alignment.
         SqlType::Numeric(Some((precision, _))) => 8 + 2 * ((u32::from(precision) + 6) / 4),
+        // type_maximum_size: the bytes, the bit length and the header.
+        SqlType::Bit(Some(n)) | SqlType::VarBit(Some(n)) => n.div_ceil(8) + 8,
         _ => return VARLENA_GUESS,
     };
     match maximum {

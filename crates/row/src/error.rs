@@ -133,6 +133,16 @@ pub enum RowError {
     /// A `macaddr` octet past 255 (`macaddr.rs`; 22003).
     #[error("invalid octet value in \"macaddr\" value: \"{text}\"")]
     MacOctet { text: String },
+    /// A bit string assigned to a `bit(n)` of another length
+    /// (PostgreSQL's 22026, `bits.rs`).
+    #[error("bit string length {len} does not match type bit({n})")]
+    BitLengthMismatch { len: usize, n: u32 },
+    /// A bit string longer than its `bit varying(n)` (22001).
+    #[error("bit string too long for type bit varying({0})")]
+    BitStringTooLong(u32),
+    /// A bit string past PostgreSQL's longest (54000).
+    #[error("bit string length exceeds the maximum allowed ({0})")]
+    BitStringLimit(usize),
     /// Stored bytes that are not a row or key of the expected shape.
     #[error("corrupt row or key: {0}")]
     Corrupt(String),
@@ -171,7 +181,8 @@ impl RowError {
         match self {
             RowError::TypeMismatch { .. } => "42804",
             RowError::Arity { .. } => "42601",
-            RowError::TooLong(_) => "22001",
+            RowError::TooLong(_) | RowError::BitStringTooLong(_) => "22001",
+            RowError::BitLengthMismatch { .. } => "22026",
             RowError::NumericOutOfRange(_)
             | RowError::NumericFieldOverflow { .. }
             | RowError::NumericFieldInfinite { .. }
@@ -180,7 +191,8 @@ impl RowError {
             | RowError::MacOctet { .. } => "22003",
             RowError::KeyTooLong { .. }
             | RowError::IndexRowTooLarge { .. }
-            | RowError::ArrayLimit(_) => "54000",
+            | RowError::ArrayLimit(_)
+            | RowError::BitStringLimit(_) => "54000",
             RowError::ArrayShape(_) => "2202E",
             RowError::InvalidText { .. }
             | RowError::InvalidInput(_)

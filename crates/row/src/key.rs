@@ -15,6 +15,7 @@
 //! | uuid | its 16 bytes |
 //! | interval | its span (months as 30 days) in microseconds, an i128 big-endian with the sign bit flipped |
 //! | text, varchar, char, bytea | the bytes with `0x00` escaped as `0x00 0xFF`, then `0x00 0x00` (a prefix sorts first; C collation) |
+//! | bit, varbit | the bytes escaped as a bytea's, then the bit length (u32 big-endian): PostgreSQL's `bit_cmp` (`bits.rs`) |
 //! | range | `0x00` empty; else `0x01`, then the lower bound: `0x00` infinite, or `0x01`, the element's key, then `0x01` inclusive / `0x02` exclusive; then the upper bound: `0x01`, the element's key, then `0x00` exclusive / `0x01` inclusive, or `0x02` infinite (PostgreSQL's `range_cmp`: every element key ends itself, so the bytes order as the bounds) |
 //! | array | each element in row-major order: `0x01` then its key, or `0x03` for NULL; then `0x00` (element by element, NULL after every value, a prefix first: PostgreSQL's `array_cmp`); then, for an array neither empty nor one-dimensional of lower bound 1, `0x04`, the number of dimensions (u8), each length (u32 big-endian), each lower bound (i32, sign flipped): PostgreSQL's order of shapes after equal elements, but for one: a one-dimensional array of lower bound below 1 sorts after the lower-bound-1 array of the same elements (PostgreSQL: before), and in a descending column a plain array comes before the other shapes of its elements (PostgreSQL: after), so that keys of plain arrays stay as before session 67; equal arrays have equal keys and unequal ones unequal keys either way |
 //! | numeric | `0x01` negative / `0x02` zero / `0x03` positive / `0x04` NaN; then, for a non-zero number `0.d1..dn * 10^e`, `e` (i16, sign flipped, big-endian) and the digits as `1..=10`, ended by `0x00`; for ±Infinity `e` = `0x7FFF` (no finite numeric reaches it) and no digits; all of it inverted for negatives |
@@ -27,6 +28,7 @@
 //! answer from such keys.
 
 use crate::array::{Array, Dim};
+use crate::bits::BitString;
 use crate::error::RowError;
 use crate::numeric::Numeric;
 use crate::range::{Bound, Range, RangeKind};
@@ -195,6 +197,10 @@ fn value_key(v: &Value, out: &mut Vec<u8>) {
         // no index has jsonb keys (`encode_key` refuses them).
         Value::Jsonb(j) => escaped(crate::json::equality_text(j).as_bytes(), out),
         Value::Bytea(b) => escaped(b, out),
+        Value::Bit(b) => {
+            escaped(b.bytes(), out);
+            out.extend_from_slice(&b.key_suffix());
+        }
         Value::Numeric(n) => numeric_key(n, out),
         Value::Range(r) => range_key(r, out),
         Value::Array(array) => {
@@ -307,6 +313,8 @@ pub fn hash_key(values: &[Value], out: &mut Vec<u8>) {
             Value::Inet(_) | Value::Cidr(_) => 28,
             Value::MacAddr(_) => 29,
             Value::MacAddr8(_) => 30,
+            // bit and bit varying alike: they compare equal in PostgreSQL.
+            Value::Bit(_) => 27,
         };
         out.push(tag);
         if tag != 0 {
@@ -501,6 +509,17 @@ fn key_value(r: &mut KeyReader<'_>, ty: SqlType) -> Result<Value, RowError> {
             String::from_utf8(r.unescaped()?).map_err(|_| corrupt("key text is not UTF-8"))?,
         ),
         SqlType::Bytea => Value::Bytea(r.unescaped()?),
+        SqlType::Bit(_) | SqlType::VarBit(_) => {
+            let bytes = r.unescaped()?;
+            let len = u32::from_be_bytes(r.array()?) as usize;
+            match (
+                bytes.len() == len.div_ceil(8),
+                BitString::from_bytes(len, &bytes),
+            ) {
+                (true, Some(b)) => Value::Bit(Box::new(b)),
+                _ => return Err(corrupt("bit string key of the wrong length")),
+            }
+        }
         SqlType::Array(element) => {
             let mut items = Vec::new();
             loop {

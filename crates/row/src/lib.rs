@@ -7,6 +7,7 @@
 mod array;
 mod array_text;
 mod big;
+mod bits;
 pub mod calendar;
 mod composites;
 mod date_styles;
@@ -45,6 +46,7 @@ mod types;
 mod value;
 
 pub use array::{Array, Dim, MAX_DIMS, MAX_ITEMS, too_many_dims};
+pub use bits::{BitString, MAX_BITS};
 pub use composites::CompositeType;
 pub use date_styles::{
     DateOutput, DateStyle, MONTH_ABBREVS, WEEKDAY_ABBREVS, date_text, timestamp_text,

@@ -164,6 +164,10 @@ fn put_value(out: &mut Vec<u8>, v: &Value, ty: SqlType) -> Result<(), RowError> 
             out.extend_from_slice(&inline_len(payload.len())?.to_le_bytes());
             out.extend_from_slice(&payload);
         }
+        Value::Bit(b) => {
+            out.extend_from_slice(&inline_len(b.row_len())?.to_le_bytes());
+            b.write_row(out);
+        }
         Value::Range(r) => {
             let payload = range_payload(r)?;
             out.extend_from_slice(&inline_len(payload.len())?.to_le_bytes());
@@ -604,6 +608,9 @@ fn decode_value(bytes: Option<&[u8]>, ty: SqlType) -> Result<Value, RowError> {
             String::from_utf8(b.to_vec()).map_err(|_| corrupt("text that is not UTF-8"))?,
         ),
         SqlType::Bytea => Value::Bytea(b.to_vec()),
+        SqlType::Bit(_) | SqlType::VarBit(_) => Value::Bit(Box::new(
+            crate::bits::BitString::read_row(b).ok_or_else(|| corrupt("bit string"))?,
+        )),
         SqlType::Bool => match b[0] {
             0 => Value::Bool(false),
             1 => Value::Bool(true),

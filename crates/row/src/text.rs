@@ -231,6 +231,7 @@ impl Value {
             Value::MacAddr(m) => crate::macaddr::mac_text(m),
             Value::MacAddr8(m) => crate::macaddr::mac_text(m),
             Value::Range(r) => crate::range_text::range_out(r, style),
+            Value::Bit(b) => b.text(),
         })
     }
 
@@ -318,6 +319,9 @@ impl Value {
             SqlType::Range(kind) => Value::Range(Box::new(crate::range_text::range_in(
                 kind, text, zone, order,
             )?)),
+            SqlType::Bit(_) | SqlType::VarBit(_) => {
+                Value::Bit(Box::new(crate::bits::BitString::parse(text)?))
+            }
             SqlType::Record => {
                 return Err(RowError::Unsupported(
                     "input of anonymous composite types is not implemented".into(),

@@ -90,6 +90,12 @@ pub enum SqlType {
     /// A built-in range type (`int4range`, ..., `range.rs`); its values
     /// are `Value::Range`.
     Range(RangeKind),
+    /// `bit(n)`: exactly `n` bits (`bits.rs`); `None`, any length (the
+    /// type of a `B'...'` literal and of the bit operators' results; a
+    /// column's `bit` alone is `bit(1)`).
+    Bit(Option<u32>),
+    /// `bit varying(n)` (`varbit`): at most `n` bits; `None`, any.
+    VarBit(Option<u32>),
 }
 
 /// Most distinct element types with a modifier that arrays keep
@@ -97,7 +103,7 @@ pub enum SqlType {
 const MAX_MODIFIED_ELEMENTS: usize = 4096;
 
 /// The element types arrays have.
-static ELEMENTS: [SqlType; 31] = [
+static ELEMENTS: [SqlType; 33] = [
     SqlType::Bool,
     SqlType::Bytea,
     SqlType::Int2,
@@ -122,6 +128,8 @@ static ELEMENTS: [SqlType; 31] = [
     SqlType::Cidr,
     SqlType::MacAddr,
     SqlType::MacAddr8,
+    SqlType::Bit(None),
+    SqlType::VarBit(None),
     SqlType::Range(RangeKind::Int4),
     SqlType::Range(RangeKind::Int8),
     SqlType::Range(RangeKind::Num),
@@ -168,6 +176,8 @@ impl SqlType {
             SqlType::MacAddr => 829,
             SqlType::MacAddr8 => 774,
             SqlType::Refcursor => 1790,
+            SqlType::Bit(_) => 1560,
+            SqlType::VarBit(_) => 1562,
             SqlType::Range(kind) => kind.oid(),
             SqlType::Array(element) => match element {
                 SqlType::Bool => 1000,
@@ -196,6 +206,8 @@ impl SqlType {
                 SqlType::Cidr => 651,
                 SqlType::MacAddr => 1040,
                 SqlType::MacAddr8 => 775,
+                SqlType::Bit(_) => 1561,
+                SqlType::VarBit(_) => 1563,
                 SqlType::Range(kind) => kind.array_oid(),
                 SqlType::Record => 2287,
                 _ => 1009,
@@ -217,6 +229,8 @@ impl SqlType {
             SqlType::Timestamp(_) => SqlType::Timestamp(None),
             SqlType::TimestampTz(_) => SqlType::TimestampTz(None),
             SqlType::Interval(_) => SqlType::Interval(None),
+            SqlType::Bit(_) => SqlType::Bit(None),
+            SqlType::VarBit(_) => SqlType::VarBit(None),
             other => other,
         };
         ELEMENTS.iter().find(|e| **e == element).map(SqlType::Array)
@@ -270,6 +284,8 @@ impl SqlType {
             | SqlType::Timestamp(Some(p))
             | SqlType::TimestampTz(Some(p)) => i32::from(p),
             SqlType::Interval(Some(modifier)) => modifier.typmod(),
+            // A bit string's is its length itself.
+            SqlType::Bit(Some(n)) | SqlType::VarBit(Some(n)) => n as i32,
             // A column's array keeps its elements' (PostgreSQL's
             // `atttypmod` of `varchar(5)[]` is `varchar(5)`'s).
             SqlType::Array(element) => element.typmod(),
@@ -312,6 +328,8 @@ impl SqlType {
             650 => SqlType::Cidr,
             829 => SqlType::MacAddr,
             774 => SqlType::MacAddr8,
+            1560 => SqlType::Bit(u32::try_from(typmod).ok().filter(|n| *n > 0)),
+            1562 => SqlType::VarBit(u32::try_from(typmod).ok().filter(|n| *n > 0)),
             1790 => SqlType::Refcursor,
             1014 => return SqlType::Char(modifier.unwrap_or(1)).array_keeping_modifier(),
             other => {
@@ -392,6 +410,10 @@ impl SqlType {
             SqlType::MacAddr8 => "macaddr8".into(),
             SqlType::Refcursor => "refcursor".into(),
             SqlType::Range(kind) => kind.name().into(),
+            SqlType::Bit(None) => "bit".into(),
+            SqlType::Bit(Some(n)) => format!("bit({n})"),
+            SqlType::VarBit(None) => "bit varying".into(),
+            SqlType::VarBit(Some(n)) => format!("bit varying({n})"),
         }
     }
 
@@ -423,6 +445,8 @@ impl SqlType {
             (SqlType::TimestampTz(_), SqlType::TimestampTz(None)) => true,
             (SqlType::TimestampTz(Some(from)), SqlType::TimestampTz(Some(to))) => to >= from,
             (SqlType::Interval(_), SqlType::Interval(None)) => true,
+            (SqlType::VarBit(_), SqlType::VarBit(None)) => true,
+            (SqlType::VarBit(Some(from)), SqlType::VarBit(Some(to))) => to >= from,
             (SqlType::Numeric(Some((p, s))), SqlType::Numeric(Some((to_p, to_s)))) => {
                 to_s == s && to_p >= p
             }
@@ -480,7 +504,9 @@ impl SqlType {
             | SqlType::Record
             | SqlType::Composite(_)
             | SqlType::Json
-            | SqlType::Jsonb => None,
+            | SqlType::Jsonb
+            | SqlType::Bit(_)
+            | SqlType::VarBit(_) => None,
         }
     }
 }
@@ -535,6 +561,11 @@ mod tests {
             SqlType::Array(&SqlType::Cidr),
             SqlType::MacAddr,
             SqlType::Array(&SqlType::MacAddr8),
+            SqlType::Bit(None),
+            SqlType::Bit(Some(11)),
+            SqlType::VarBit(None),
+            SqlType::VarBit(Some(5)),
+            SqlType::Array(&SqlType::VarBit(None)),
             SqlType::Refcursor,
             SqlType::Range(RangeKind::Int4),
             SqlType::Range(RangeKind::Tstz),
@@ -568,6 +599,7 @@ mod tests {
             SqlType::Varchar(Some(5)),
             SqlType::Numeric(Some((5, 2))),
             SqlType::Timestamp(Some(2)),
+            SqlType::Bit(Some(4)),
         ] {
             let array = element.array_keeping_modifier().unwrap();
             assert_eq!(array.element(), Some(element));

@@ -1,6 +1,7 @@
 //! SQL values, and how one is fitted to a column's type.
 
 use crate::array::Array;
+use crate::bits::BitString;
 use crate::enums::EnumValue;
 use crate::error::RowError;
 use crate::inet::Inet;
@@ -67,6 +68,8 @@ pub enum Value {
     MacAddr8([u8; 8]),
     /// A value of a built-in range type (`range.rs`).
     Range(Box<Range>),
+    /// A `bit(n)` or `bit varying(n)` value (`bits.rs`).
+    Bit(Box<BitString>),
 }
 
 impl Value {
@@ -109,6 +112,7 @@ impl Value {
             Value::MacAddr(_) => "macaddr",
             Value::MacAddr8(_) => "macaddr8",
             Value::Range(r) => r.kind.name(),
+            Value::Bit(_) => "bit",
         }
     }
 
@@ -205,6 +209,8 @@ impl Value {
             (Value::Array(items), SqlType::Array(element)) => {
                 Value::Array(items.try_map(|v| v.fit(*element))?)
             }
+            (Value::Bit(b), SqlType::Bit(Some(n))) => Value::Bit(Box::new(b.fit_bit(n)?)),
+            (Value::Bit(b), SqlType::VarBit(Some(n))) => Value::Bit(Box::new(b.fit_varbit(n)?)),
             // A composite type's fields, each to its type.
             (Value::Record(fields), SqlType::Composite(def))
                 if fields.len() == def.fields.len() =>
@@ -264,6 +270,7 @@ impl Value {
                 | (Value::Cidr(_), SqlType::Cidr)
                 | (Value::MacAddr(_), SqlType::MacAddr)
                 | (Value::MacAddr8(_), SqlType::MacAddr8)
+                | (Value::Bit(_), SqlType::Bit(_) | SqlType::VarBit(_))
                 | (Value::Text(_), SqlType::InternalChar | SqlType::Refcursor)
         ) || match (self, ty) {
             (Value::Array(items), SqlType::Array(element)) => {
@@ -314,6 +321,7 @@ impl Value {
             (Value::Inet(a) | Value::Cidr(a), Value::Inet(b) | Value::Cidr(b)) => a.compare(b),
             (Value::MacAddr(a), Value::MacAddr(b)) => a.cmp(b),
             (Value::MacAddr8(a), Value::MacAddr8(b)) => a.cmp(b),
+            (Value::Bit(a), Value::Bit(b)) => a.cmp_bits(b),
             (Value::Float4(a), Value::Float4(b)) => float(*a as f64, *b as f64),
             (Value::Float8(a), Value::Float8(b)) => float(*a, *b),
             (Value::Numeric(a), Value::Numeric(b)) => a.cmp(b),

@@ -33,6 +33,7 @@ fn types() -> impl Strategy<Value = SqlType> {
         Just(SqlType::Cidr),
         Just(SqlType::MacAddr),
         Just(SqlType::MacAddr8),
+        Just(SqlType::VarBit(None)),
     ]
 }
 
@@ -110,6 +111,11 @@ fn value(ty: SqlType) -> BoxedStrategy<Value> {
         SqlType::Cidr => addresses().prop_map(|a| Value::Cidr(a.network())).boxed(),
         SqlType::MacAddr => any::<[u8; 6]>().prop_map(Value::MacAddr).boxed(),
         SqlType::MacAddr8 => any::<[u8; 8]>().prop_map(Value::MacAddr8).boxed(),
+        // Short strings of bits, zero bytes and prefixes of each other
+        // among them.
+        SqlType::VarBit(_) => proptest::collection::vec(any::<bool>(), 0..20)
+            .prop_map(|bits| Value::Bit(Box::new(folio_row::BitString::from_bits(bits))))
+            .boxed(),
         SqlType::Time(_) => (0..=folio_row::TIME_END).prop_map(Value::Time).boxed(),
         SqlType::TimeTz(_) => (
             0..=folio_row::TIME_END,

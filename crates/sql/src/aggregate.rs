@@ -594,11 +594,16 @@ pub fn bind_call<C: Columns + ?Sized>(
             "function {name}(record) does not exist"
         )));
     }
-    // Nor has a composite type (a table's whole row) a min or max.
-    if matches!(arg_type, SqlType::Composite(_)) && matches!(kind, Kind::Min | Kind::Max) {
+    // Nor has a composite type (a table's whole row) a min or max, nor
+    // a bit string.
+    if matches!(
+        arg_type,
+        SqlType::Composite(_) | SqlType::Bit(_) | SqlType::VarBit(_)
+    ) && matches!(kind, Kind::Min | Kind::Max)
+    {
         return Err(functions::no_match(format!(
             "function {name}({}) does not exist",
-            arg_type.name()
+            crate::set_types::name(arg_type)
         )));
     }
     if kind == Kind::ArrayAgg && arg_type.array_of().is_none() && arg_type.element().is_none() {

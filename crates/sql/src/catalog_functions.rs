@@ -729,15 +729,19 @@ pub fn role_name(oid: i64) -> String {
 
 /// `format_type(oid, typmod)`: [`type_name`], but for `character`
 /// without a length, which PostgreSQL names `character` for no modifier
-/// (NULL) and `bpchar` for modifier -1 (`type_name` gives the length 1
+/// (NULL) and `bpchar` for modifier -1 (and `bit`, `"bit"` for -1) (`type_name` gives the length 1
 /// that a column declared `character` has), and for oid 0 (no type, a
 /// prefix operator's left operand): `-`.
 pub fn format_type(oid: i64, typmod: Option<i32>) -> String {
     const CHARACTER: i64 = 1042;
+    const BIT: i64 = 1560;
     match (oid, typmod) {
         (0, _) => "-".into(),
         (CHARACTER, None) => "character".into(),
         (CHARACTER, Some(-1)) => "bpchar".into(),
+        // `bit` is `bit(1)` when written: PostgreSQL quotes the name of
+        // the type without a length.
+        (BIT, Some(-1)) => "\"bit\"".into(),
         (_, typmod) => type_name(oid, typmod.unwrap_or(-1)),
     }
 }

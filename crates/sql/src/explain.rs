@@ -1547,6 +1547,8 @@ pub(crate) fn type_name(ty: SqlType) -> std::borrow::Cow<'static, str> {
         SqlType::InternalChar => "\"char\"",
         SqlType::Refcursor => "refcursor",
         SqlType::Range(kind) => kind.name(),
+        SqlType::Bit(_) => "bit",
+        SqlType::VarBit(_) => "bit varying",
     })
 }
 

@@ -202,6 +202,8 @@ pub enum Func {
     Xact(crate::xact_id::XactFunc),
     /// `pg_lsn(numeric)`, `pg_wal_lsn_diff`, `pg_current_wal_lsn()`, ...
     Wal(crate::wal_functions::WalFunc),
+    /// An operator or function of bit strings (`bit_functions.rs`).
+    BitString(crate::bit_functions::BitStringFunc),
 }
 
 /// How many of a function's forms a call fits ([`Func::forms`]).
@@ -405,6 +407,7 @@ impl Func {
             .or_else(|| crate::setting_functions::SettingFunc::of(name).map(Func::Setting))
             .or_else(|| crate::xact_id::XactFunc::of(name).map(Func::Xact))
             .or_else(|| crate::wal_functions::WalFunc::of(name).map(Func::Wal))
+            .or_else(|| crate::bit_functions::BitStringFunc::of(name).map(Func::BitString))
     }
 
     /// Its name, as EXPLAIN prints a call (the first of its names).
@@ -430,6 +433,7 @@ impl Func {
             Func::Setting(f) => f.name(),
             Func::Xact(f) => f.name(),
             Func::Wal(f) => f.name(),
+            Func::BitString(f) => f.name(),
             _ => crate::names::name_in(&NAMES, &self),
         }
     }
@@ -600,6 +604,7 @@ impl Func {
             Func::Unistr | Func::ToHex => count == 1,
             Func::Xact(f) => f.takes(count),
             Func::Wal(f) => f.takes(count),
+            Func::BitString(f) => f.takes(count),
         }
     }
 
@@ -770,6 +775,7 @@ impl Func {
             Func::Unistr | Func::ToHex => SqlType::Text,
             Func::Xact(f) => f.ty(),
             Func::Wal(f) => f.ty(),
+            Func::BitString(f) => f.ty(),
         }
     }
 
@@ -1236,6 +1242,7 @@ impl Func {
             Func::Net(f) => f.eval(&args)?,
             Func::Crypto(f) => f.eval(&args)?,
             Func::Wal(f) => f.eval(&args)?,
+            Func::BitString(f) => f.eval(&args)?,
             Func::Float(f) => f.eval(&args)?,
             Func::Bits(f) => f.eval(&args)?,
             Func::Unistr => Value::Text(crate::string_literals::unistr(&text(&args[0])?)?),

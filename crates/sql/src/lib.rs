@@ -19,6 +19,7 @@ pub mod backend;
 mod backend_functions;
 mod bare_labels;
 mod between_symmetric;
+mod bit_functions;
 mod block_roles;
 mod bytea_bits;
 mod bytea_functions;

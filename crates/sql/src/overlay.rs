@@ -66,7 +66,12 @@ pub fn eval(args: &[Value]) -> Result<Value, SqlError> {
 }
 
 /// `s` with `count` items from 1-based `start` replaced by `r`.
-fn overlaid<T: Clone>(s: &[T], r: &[T], start: i32, count: i32) -> Result<Vec<T>, SqlError> {
+pub(crate) fn overlaid<T: Clone>(
+    s: &[T],
+    r: &[T],
+    start: i32,
+    count: i32,
+) -> Result<Vec<T>, SqlError> {
     if start < 1 {
         return Err(SqlError::new(
             "22011",

@@ -432,7 +432,10 @@ fn bind_node(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, S
             let operand = bind(operand, columns)?;
             match crate::network_functions::bind_prefix(op, &operand, columns) {
                 Some(call) => call,
-                None => crate::math_operators::bind_prefix(op, operand, columns)?,
+                None => match crate::bit_functions::bind_prefix(op, &operand, columns) {
+                    Some(bits) => bits,
+                    None => crate::math_operators::bind_prefix(op, operand, columns)?,
+                },
             }
         }
         Expr::UnaryOp {
@@ -463,6 +466,9 @@ fn bind_node(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, S
                 return bound;
             }
             if let Some(bound) = crate::array_functions::bind_operator(op, &a, &b, columns) {
+                return bound;
+            }
+            if let Some(bound) = crate::bit_functions::bind_operator(op, &a, &b, columns) {
                 return bound;
             }
             if crate::math_operators::is_bitwise(op) {
@@ -965,10 +971,14 @@ fn bind_node(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, S
             expr: x,
             field: CeilFloorKind::DateTimeField(DateTimeField::NoDateTime),
         } => Scalar::Func(Func::Ceil, vec![bind(x, columns)?]),
-        Expr::Position { expr, r#in } => Scalar::Func(
-            Func::Str(StrFunc::Strpos),
-            vec![bind(r#in, columns)?, bind(expr, columns)?],
-        ),
+        Expr::Position { expr, r#in } => {
+            let args = vec![bind(r#in, columns)?, bind(expr, columns)?];
+            let strpos = Func::Str(StrFunc::Strpos);
+            match crate::bit_functions::bind_call(strpos, &args, columns) {
+                Some(bits) => bits?,
+                None => Scalar::Func(strpos, args),
+            }
+        }
         Expr::Trim {
             expr: trimmed,
             trim_where,
@@ -994,6 +1004,7 @@ fn bind_node(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, S
             expr,
             substring_from,
             substring_for,
+            shorthand,
             ..
         } => {
             let mut args = vec![char_as_text(bind(expr, columns)?, columns)];
@@ -1004,7 +1015,12 @@ fn bind_node(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, S
             if let Some(n) = substring_for {
                 args.push(bind(n, columns)?);
             }
-            Scalar::Func(Func::Substr, args)
+            // `substr` has no bit string form (`substring` has).
+            match crate::bit_functions::bind_call(Func::Substr, &args, columns) {
+                Some(_) if *shorthand => return Err(no_such_function("substr", &args, columns)),
+                Some(bits) => bits?,
+                None => Scalar::Func(Func::Substr, args),
+            }
         }
         Expr::Overlay {
             expr,
@@ -1019,6 +1035,9 @@ fn bind_node(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, S
             ];
             if let Some(n) = overlay_for {
                 args.push(bind(n, columns)?);
+            }
+            if let Some(bits) = crate::bit_functions::bind_call(Func::Overlay, &args, columns) {
+                return bits;
             }
             let types: Vec<Option<SqlType>> = (args.iter())
                 .map(|a| match a {
@@ -1488,6 +1507,9 @@ fn function(
         }
         _ => return Err(no_such_function(&written(&f.name), &args, columns)),
     };
+    if let Some(bits) = crate::bit_functions::bind_call(func, &args, columns) {
+        return bits;
+    }
     let known = |a: &Scalar| match a {
         Scalar::Const(Value::Text(_) | Value::Null) | Scalar::Param(_) => None,
         typed => Some(typed.ty_in(columns)),
@@ -2347,6 +2369,8 @@ pub fn value_type(value: &Value) -> SqlType {
         Value::MacAddr(_) => SqlType::MacAddr,
         Value::MacAddr8(_) => SqlType::MacAddr8,
         Value::Range(r) => SqlType::Range(r.kind),
+        // A `B'...'` literal's type, and a result's of unknown length.
+        Value::Bit(_) => SqlType::Bit(None),
     }
 }
 

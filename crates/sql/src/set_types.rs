@@ -219,6 +219,8 @@ enum Category {
     Array,
     /// inet and cidr (PostgreSQL's 'I'; cidr casts to inet implicitly).
     Network,
+    /// bit and bit varying (PostgreSQL's category `V`).
+    BitString,
     /// bytea and uuid (PostgreSQL's "user-defined" category).
     Other,
 }
@@ -244,6 +246,7 @@ fn category(ty: SqlType) -> Category {
         SqlType::Interval(_) => Category::Timespan,
         SqlType::Array(_) => Category::Array,
         SqlType::Inet | SqlType::Cidr => Category::Network,
+        SqlType::Bit(_) | SqlType::VarBit(_) => Category::BitString,
         SqlType::Record
         | SqlType::Composite(_)
         | SqlType::Json
@@ -281,9 +284,13 @@ fn later(p: SqlType, n: SqlType) -> Option<Later> {
         SqlType::Float8 => 5,
         // Every integer casts to oid implicitly.
         SqlType::Oid => 6,
+        // bit casts to varbit implicitly, PostgreSQL's preferred one.
+        SqlType::VarBit(_) => 1,
         _ => 0,
     };
     match category(p) {
+        Category::BitString if rank(n) > rank(p) => Some(Later::Second),
+        Category::BitString => Some(Later::First),
         Category::Number | Category::DateTime if rank(n) > rank(p) => Some(Later::Second),
         Category::Network if n == SqlType::Inet => Some(Later::Second),
         Category::Network => Some(Later::First),
@@ -319,6 +326,8 @@ fn without_modifier(ty: SqlType, inputs: &[Input]) -> SqlType {
         SqlType::Timestamp(_) => SqlType::Timestamp(None),
         SqlType::TimestampTz(_) => SqlType::TimestampTz(None),
         SqlType::Interval(_) => SqlType::Interval(None),
+        SqlType::Bit(_) => SqlType::Bit(None),
+        SqlType::VarBit(_) => SqlType::VarBit(None),
         SqlType::Char(n) => SqlType::Char(
             (inputs.iter())
                 .filter_map(|i| match (i.ty, &i.untyped) {
@@ -342,7 +351,9 @@ pub fn name(ty: SqlType) -> String {
         | SqlType::TimeTz(_)
         | SqlType::Timestamp(_)
         | SqlType::TimestampTz(_)
-        | SqlType::Interval(_) => without_modifier(ty, &[]).name(),
+        | SqlType::Interval(_)
+        | SqlType::Bit(_)
+        | SqlType::VarBit(_) => without_modifier(ty, &[]).name(),
         SqlType::Array(element) => format!("{}[]", name(*element)),
         other => other.name(),
     }

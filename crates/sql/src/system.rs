@@ -1641,6 +1641,8 @@ const TYPES: &[(i64, &str, i16, bool, &str, i64, &str)] = &[
     (650, "cidr", -1, false, "I", 651, "m"),
     (829, "macaddr", 6, false, "U", 1040, "p"),
     (774, "macaddr8", 8, false, "U", 775, "p"),
+    (1560, "bit", -1, false, "V", 1561, "x"),
+    (1562, "varbit", -1, false, "V", 1563, "x"),
 ];
 
 /// A `pg_type` row: what differs between folio's kinds of types, the

@@ -74,6 +74,10 @@ pub fn column_type(ty: &DataType) -> Result<SqlType, SqlError> {
             SqlType::Char(length("char", l)?.unwrap_or(1))
         }
         DataType::Bytea => SqlType::Bytea,
+        // `bit` alone is `bit(1)`, as in PostgreSQL; `bit varying` alone
+        // has no limit.
+        DataType::Bit(l) => SqlType::Bit(Some(bit_length("bit", *l)?.unwrap_or(1))),
+        DataType::BitVarying(l) | DataType::VarBit(l) => SqlType::VarBit(bit_length("varbit", *l)?),
         DataType::Bool | DataType::Boolean => SqlType::Bool,
         DataType::Date => SqlType::Date,
         // A precision past 6 is 6 (PostgreSQL also warns).
@@ -119,6 +123,23 @@ pub fn stored_column_type(ty: &DataType) -> Result<SqlType, SqlError> {
     storable(column_type(ty)?)
 }
 
+/// The length of a `bit(n)` or `bit varying(n)`, as PostgreSQL's
+/// `anybit_typmodin` takes it: 1 to its largest (22023 otherwise).
+fn bit_length(name: &str, length: Option<u64>) -> Result<Option<u32>, SqlError> {
+    const MAX_BIT_LENGTH: u64 = MAX_CHAR_LENGTH * 8;
+    match length {
+        Some(0) => Err(SqlError::new(
+            "22023",
+            format!("length for type {name} must be at least 1"),
+        )),
+        Some(n) if n > MAX_BIT_LENGTH => Err(SqlError::new(
+            "22023",
+            format!("length for type {name} cannot exceed {MAX_BIT_LENGTH}"),
+        )),
+        n => Ok(n.map(|n| n as u32)),
+    }
+}
+
 /// `ty` if a table's column may have it: the one rule of which types are
 /// stored. Not a record, nor an array of an enum type (a table's
 /// definition carries the enum types its columns name, not their array
@@ -153,6 +174,8 @@ fn named_type(name: &ast::ObjectName) -> Result<SqlType, SqlError> {
         "cidr" => SqlType::Cidr,
         "macaddr" => SqlType::MacAddr,
         "macaddr8" => SqlType::MacAddr8,
+        "bit" => SqlType::Bit(None),
+        "varbit" => SqlType::VarBit(None),
         "refcursor" => SqlType::Refcursor,
         "float4" => SqlType::Float4,
         "float8" => SqlType::Float8,
@@ -322,8 +345,19 @@ pub fn literal(value: &ast::Value) -> Result<Value, SqlError> {
         }
         ast::Value::Boolean(b) => Value::Bool(*b),
         ast::Value::Null => Value::Null,
+        // `B'1010'`, `X'1F'`: bit strings (PostgreSQL's `bit_in` of the
+        // text after a `b` or an `x`).
+        ast::Value::SingleQuotedByteStringLiteral(s) => bit_literal('b', s)?,
+        ast::Value::HexStringLiteral(s) => bit_literal('x', s)?,
         other => return Err(SqlError::unsupported(format!("the literal {other}"))),
     })
+}
+
+/// A bit string literal: `kind` (`b` or `x`), then `digits`.
+fn bit_literal(kind: char, digits: &str) -> Result<Value, SqlError> {
+    Ok(Value::Bit(Box::new(folio_row::BitString::parse(
+        &format!("{kind}{digits}"),
+    )?)))
 }
 
 /// A number literal's value (its text may have a leading minus).
@@ -408,6 +442,8 @@ pub fn typname(ty: SqlType) -> std::borrow::Cow<'static, str> {
         SqlType::MacAddr8 => "macaddr8",
         SqlType::Refcursor => "refcursor",
         SqlType::Range(kind) => kind.name(),
+        SqlType::Bit(_) => "bit",
+        SqlType::VarBit(_) => "varbit",
     })
 }
 
@@ -448,6 +484,8 @@ pub fn coerce(value: Value, ty: SqlType) -> Result<Value, SqlError> {
             | SqlType::Cidr
             | SqlType::MacAddr
             | SqlType::MacAddr8
+            | SqlType::Bit(_)
+            | SqlType::VarBit(_)
             | SqlType::Range(_)
             | SqlType::Array(_),
         ) => Value::from_text_in(
@@ -703,6 +741,10 @@ pub fn cast(value: Value, ty: SqlType) -> Result<Value, SqlError> {
         // So is a pg_lsn (`pg_lsn(numeric)` is a function: `wal_functions.rs`).
         (v @ Value::PgLsn(_), _) if ty != SqlType::PgLsn => return Err(no_cast(&v, ty)),
         (v, SqlType::PgLsn) if !matches!(v, Value::PgLsn(_)) => return Err(no_cast(&v, ty)),
+        // A bit string from and to the integers (`bit_functions.rs`).
+        (v @ Value::Bit(_), _) | (v, SqlType::Bit(_) | SqlType::VarBit(_)) => {
+            crate::bit_functions::cast(v, ty)?
+        }
         // Only text, json and jsonb become json (above).
         (v, SqlType::Json | SqlType::Jsonb) => return Err(no_cast(&v, ty)),
         (v, _) => v,
@@ -722,6 +764,11 @@ pub fn cast(value: Value, ty: SqlType) -> Result<Value, SqlError> {
 /// about a sample value of `from`, whose refusal depends on the types
 /// alone. A type whose casts depend on the value (text's input) passes.
 pub fn check_cast_path(from: SqlType, ty: SqlType) -> Result<(), SqlError> {
+    // Bit strings' casts depend on the types alone, bit and bit varying
+    // told apart (their values are not).
+    if crate::bit_functions::is_bits(from) || crate::bit_functions::is_bits(ty) {
+        return crate::bit_functions::check_cast(from, ty);
+    }
     let sample = match from {
         SqlType::Int2 => Value::Int2(0),
         SqlType::Int4 => Value::Int4(0),
@@ -771,6 +818,11 @@ pub fn explicit_cast(value: Value, ty: SqlType) -> Result<Value, SqlError> {
                 Value::Array(a) => Ok(Value::Array(a.try_map(|v| explicit_cast(v, *element))?)),
                 other => Ok(other),
             };
+        }
+        SqlType::Bit(Some(_))
+        | SqlType::VarBit(Some(_))
+        | SqlType::Array(SqlType::Bit(Some(_)) | SqlType::VarBit(Some(_))) => {
+            return crate::bit_functions::explicit_cast(value, ty);
         }
         _ => return cast(value, ty),
     };
@@ -850,6 +902,7 @@ fn assignment_cast_of(from: SqlType, to: SqlType) -> bool {
         // cidr to inet (implicit), inet to cidr (assignment), the MAC
         // types to each other (implicit).
         || matches!((from, to), (Inet, Cidr) | (Cidr, Inet) | (MacAddr, MacAddr8) | (MacAddr8, MacAddr))
+        || crate::bit_functions::assignment_cast(from, to)
         // An array's elements, each by the same rule.
         || matches!((from, to), (Array(a), Array(b)) if assignment_cast_of(*a, *b))
 }
@@ -947,6 +1000,8 @@ pub fn binary_output(value: &Value, type_oid: u32) -> Result<Option<Vec<u8>>, Sq
         }
         // PostgreSQL's `pg_lsn_send`: the 8-byte position.
         Value::PgLsn(x) => x.to_be_bytes().to_vec(),
+        // PostgreSQL's `varbit_send`: the bit length, then the bytes.
+        Value::Bit(b) => [&(b.len() as i32).to_be_bytes()[..], b.bytes()].concat(),
         // A time: microseconds since midnight (PostgreSQL's `time_send`).
         Value::Int8(x) | Value::Timestamp(x) | Value::TimestampTz(x) | Value::Time(x) => {
             x.to_be_bytes().to_vec()
@@ -1229,6 +1284,20 @@ pub fn binary_input(bytes: &[u8], ty: SqlType) -> Result<Value, SqlError> {
         }
         SqlType::InternalChar => Value::Text(String::from_utf8(bytes.to_vec()).map_err(|_| bad())?),
         SqlType::Bytea => Value::Bytea(bytes.to_vec()),
+        // PostgreSQL's `varbit_recv`: the bit length, then exactly its
+        // bytes (22P03 otherwise), fitted to the type's length.
+        SqlType::Bit(_) | SqlType::VarBit(_) => {
+            let (len, bits) = bytes.split_at_checked(4).ok_or_else(bad)?;
+            let len = i32::from_be_bytes(len.try_into().expect("4"));
+            let len = usize::try_from(len)
+                .ok()
+                .filter(|n| *n <= folio_row::MAX_BITS);
+            let bits = len.and_then(|len| {
+                (bits.len() == len.div_ceil(8))
+                    .then(|| folio_row::BitString::from_bytes(len, bits))?
+            });
+            Value::Bit(Box::new(bits.ok_or_else(bad)?)).fit(ty)?
+        }
         SqlType::Uuid => Value::Uuid(fixed(16)?.try_into().expect("16")),
         SqlType::Interval(_) => {
             let b = fixed(16)?;
@@ -1528,5 +1597,37 @@ mod binary_tests {
         let code = |b: Vec<u8>| binary_input(&b, SqlType::TimeTz(None)).unwrap_err().code;
         assert_eq!(code(bytes(folio_row::TIME_END + 1, 0)), "22008");
         assert_eq!(code(bytes(0, 16 * 3600)), "22009");
+    }
+
+    // Proves a bit string's binary form is PostgreSQL's `varbit_send`
+    // (the bytes PostgreSQL 15's `varbit_send(B'101011111')` gives: the
+    // bit length, then the bits), that it comes back, fitted to the
+    // column's length as `bit_recv` fits it, and short or long data is
+    // 22P03.
+    #[test]
+    fn bit_string_binary_is_postgresqls() {
+        let hex = |b: &[u8]| b.iter().map(|x| format!("{x:02x}")).collect::<String>();
+        let v = Value::from_text(SqlType::VarBit(None), "101011111").unwrap();
+        let bytes = binary_output(&v, 1562).unwrap().unwrap();
+        assert_eq!(hex(&bytes), "00000009af80");
+        assert_eq!(binary_input(&bytes, SqlType::Bit(Some(9))).unwrap(), v);
+        assert_eq!(
+            binary_input(&bytes, SqlType::Bit(Some(8)))
+                .unwrap_err()
+                .code,
+            "22026"
+        );
+        assert_eq!(
+            binary_input(&bytes[..5], SqlType::VarBit(None))
+                .unwrap_err()
+                .code,
+            "22P03"
+        );
+        assert_eq!(
+            binary_input(&[0, 0, 0, 0, 1], SqlType::VarBit(None))
+                .unwrap_err()
+                .code,
+            "22P03"
+        );
     }
 }

@@ -148,6 +148,29 @@ pub fn check_definition(def: &FunctionDef) -> Result<(), SqlError> {
     Ok(())
 }
 
+/// PostgreSQL's rule for a SQL procedure's statements (`block`): a CALL
+/// of a procedure with OUT or INOUT arguments is 0A000 (a SQL body has
+/// no variables to put their values into).
+pub fn check_sql_body(block: &crate::plpgsql::parse::Block) -> Result<(), SqlError> {
+    use crate::plpgsql::parse::Stmt;
+    for stmt in &block.body {
+        let (Stmt::Sql { sql, .. } | Stmt::Perform(sql)) = stmt else {
+            continue;
+        };
+        if let crate::parse::Parsed::Sql(statement) = &*sql.parsed
+            && let Statement::Call(call) = &**statement
+            && let Some((def, ..)) = chosen_by_places(call)
+            && def.modes.iter().any(|m| matches!(m, b'o' | b'b'))
+        {
+            return Err(SqlError::new(
+                "0A000",
+                "calling procedures with output arguments is not supported in SQL functions",
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// What messages call a routine of this kind.
 pub fn kind_word(procedure: bool) -> &'static str {
     match procedure {

@@ -290,7 +290,10 @@ pub fn create(
     with_new.push(def.clone());
     if procedure {
         // Parsed only: a procedure's statements are planned when it runs.
-        crate::plpgsql::plan_cache::parse_body(&def)?;
+        let block = crate::plpgsql::plan_cache::parse_body(&def)?;
+        if !def.plpgsql {
+            crate::procedures::check_sql_body(&block)?;
+        }
     } else if def.plpgsql {
         // PostgreSQL's validator parses the body; names in it are
         // resolved when it runs.

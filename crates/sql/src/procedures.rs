@@ -393,25 +393,7 @@ fn variadic_array(
 /// its arguments comes from, and the call's argument expressions.
 fn chosen_by_places(call: &Function) -> Option<(FunctionDef, Vec<Source>, Vec<Expr>)> {
     let name = names::relation(&call.name).ok()?;
-    let args: Vec<(Option<String>, &Expr)> = match &call.args {
-        FunctionArguments::List(list) => (list.args.iter())
-            .filter_map(|a| match a {
-                FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) => Some((None, e)),
-                FunctionArg::Named {
-                    name,
-                    arg: FunctionArgExpr::Expr(e),
-                    ..
-                } => Some((Some(names::ident(name)), e)),
-                FunctionArg::ExprNamed {
-                    name: Expr::Identifier(name),
-                    arg: FunctionArgExpr::Expr(e),
-                    ..
-                } => Some((Some(names::ident(name)), e)),
-                _ => None,
-            })
-            .collect(),
-        _ => Vec::new(),
-    };
+    let args = listed(call).ok()?;
     let written: Vec<Written> = (args.iter())
         .map(|(name, _)| Written {
             name: name.clone(),
@@ -488,6 +470,24 @@ fn no_procedure(shown: &str) -> SqlError {
 
 /// The call's arguments, bound.
 fn written(f: &Function) -> Result<Vec<Written>, SqlError> {
+    let mut out = Vec::new();
+    for (name, expr) in listed(f)? {
+        let bound = scalar::bind(expr, &[] as &[SqlType])?;
+        let ty = match &bound {
+            // A parameter of the extended protocol's is typed by its place.
+            Scalar::Const(Value::Text(_) | Value::Null) | Scalar::Param(_) => None,
+            b if scalar::is_unknown(b) => None,
+            b => Some(b.ty_in(&[] as &[SqlType])),
+        };
+        out.push(Written { name, bound, ty });
+    }
+    Ok(out)
+}
+
+/// The call's arguments as written: each one's name (`name => value`)
+/// and expression; 42601 for another form, or for a positional argument
+/// after a named one.
+fn listed(f: &Function) -> Result<Vec<(Option<String>, &Expr)>, SqlError> {
     let list = match &f.args {
         FunctionArguments::None => return Ok(Vec::new()),
         FunctionArguments::List(list) => list,
@@ -495,7 +495,7 @@ fn written(f: &Function) -> Result<Vec<Written>, SqlError> {
             return Err(SqlError::syntax("syntax error at or near \"SELECT\""));
         }
     };
-    let mut out = Vec::with_capacity(list.args.len());
+    let mut out: Vec<(Option<String>, &Expr)> = Vec::with_capacity(list.args.len());
     for arg in &list.args {
         let (name, expr) = match arg {
             FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) => (None, e),
@@ -515,19 +515,12 @@ fn written(f: &Function) -> Result<Vec<Written>, SqlError> {
                 )));
             }
         };
-        if name.is_none() && out.iter().any(|w: &Written| w.name.is_some()) {
+        if name.is_none() && out.iter().any(|(n, _)| n.is_some()) {
             return Err(SqlError::syntax(
                 "positional argument cannot follow named argument",
             ));
         }
-        let bound = scalar::bind(expr, &[] as &[SqlType])?;
-        let ty = match &bound {
-            // A parameter of the extended protocol's is typed by its place.
-            Scalar::Const(Value::Text(_) | Value::Null) | Scalar::Param(_) => None,
-            b if scalar::is_unknown(b) => None,
-            b => Some(b.ty_in(&[] as &[SqlType])),
-        };
-        out.push(Written { name, bound, ty });
+        out.push((name, expr));
     }
     Ok(out)
 }

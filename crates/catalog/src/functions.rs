@@ -61,9 +61,8 @@ impl FunctionDef {
     /// The type oids of the input arguments (all but OUT ones), as the
     /// row's name and `proargtypes` list them.
     pub fn signature(&self) -> String {
-        let oids: Vec<String> = (self.args.iter().enumerate())
-            .filter(|(i, _)| self.mode(*i) != b'o')
-            .map(|(_, a)| a.1.to_string())
+        let oids: Vec<String> = (self.inputs())
+            .map(|i| self.args[i].1.to_string())
             .collect();
         oids.join(",")
     }
@@ -71,6 +70,37 @@ impl FunctionDef {
     /// Argument `i`'s mode (`i`, `o`, `b` or `v`: [`FunctionDef::modes`]).
     pub fn mode(&self, i: usize) -> u8 {
         self.modes.get(i).copied().unwrap_or(b'i')
+    }
+
+    /// Whether argument `i` is an input: every mode but OUT.
+    pub fn is_input(&self, i: usize) -> bool {
+        self.mode(i) != b'o'
+    }
+
+    /// Whether argument `i` comes back to the caller: OUT or INOUT.
+    pub fn is_output(&self, i: usize) -> bool {
+        matches!(self.mode(i), b'o' | b'b')
+    }
+
+    /// The positions of the input arguments, in order.
+    pub fn inputs(&self) -> impl Iterator<Item = usize> + '_ {
+        (0..self.args.len()).filter(|i| self.is_input(*i))
+    }
+
+    /// Which of [`FunctionDef::defaults`] is argument `i`'s: the
+    /// defaults belong to the last input arguments.
+    pub fn default_index(&self, i: usize) -> Option<usize> {
+        if !self.is_input(i) {
+            return None;
+        }
+        let place = self.inputs().position(|k| k == i)?;
+        let first = self.inputs().count().checked_sub(self.defaults.len())?;
+        place.checked_sub(first)
+    }
+
+    /// The default expression (SQL text) of argument `i`, if it has one.
+    pub fn default_of(&self, i: usize) -> Option<&str> {
+        (self.defaults.get(self.default_index(i)?)).map(String::as_str)
     }
 }
 
@@ -351,6 +381,32 @@ fn display_name(name: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    // Proves the argument questions read the modes: OUT arguments are not
+    // inputs, INOUT ones are both, and the defaults belong to the last
+    // inputs, skipping OUT arguments between them.
+    #[test]
+    fn modes_answer_inputs_outputs_and_defaults() {
+        let arg = |n: &str| (n.to_string(), 23, -1);
+        let def = FunctionDef {
+            args: vec![arg("a"), arg("b"), arg("c"), arg("d")],
+            modes: vec![b'i', b'b', b'o', b'i'],
+            defaults: vec!["1".into(), "2".into()],
+            ..FunctionDef::default()
+        };
+        assert_eq!(def.inputs().collect::<Vec<_>>(), [0, 1, 3]);
+        assert_eq!(def.signature(), "23,23,23");
+        let outputs: Vec<bool> = (0..4).map(|i| def.is_output(i)).collect();
+        assert_eq!(outputs, [false, true, true, false]);
+        let defaults: Vec<Option<&str>> = (0..4).map(|i| def.default_of(i)).collect();
+        assert_eq!(defaults, [None, Some("1"), None, Some("2")]);
+        // More defaults than inputs: a damaged row gives none.
+        let damaged = FunctionDef {
+            defaults: vec!["1".into(); 4],
+            ..def.clone()
+        };
+        assert_eq!(damaged.default_of(3), None);
+    }
 
     // Proves a function's row tail round-trips and a damaged one is an
     // error, not a wrong definition.

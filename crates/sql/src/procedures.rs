@@ -160,7 +160,7 @@ pub fn check_sql_body(block: &crate::plpgsql::parse::Block) -> Result<(), SqlErr
         if let crate::parse::Parsed::Sql(statement) = &*sql.parsed
             && let Statement::Call(call) = &**statement
             && let Some((def, ..)) = chosen_by_places(call)
-            && def.modes.iter().any(|m| matches!(m, b'o' | b'b'))
+            && (0..def.args.len()).any(|k| def.is_output(k))
         {
             return Err(SqlError::new(
                 "0A000",
@@ -184,9 +184,8 @@ pub fn check_kind(def: &FunctionDef, procedure: bool) -> Result<(), SqlError> {
     if def.procedure == procedure {
         return Ok(());
     }
-    let types: Vec<String> = (def.args.iter().enumerate())
-        .filter(|(i, _)| def.mode(*i) != b'o')
-        .map(|(_, a)| crate::catalog_functions::format_type(i64::from(a.1), None))
+    let types: Vec<String> = (def.inputs())
+        .map(|i| crate::catalog_functions::format_type(i64::from(def.args[i].1), None))
         .collect();
     Err(SqlError::new(
         "42809",
@@ -420,7 +419,7 @@ pub fn output_arguments(call: &Function) -> Result<Vec<Option<Expr>>, SqlError> 
         return Ok(Vec::new());
     };
     Ok((sources.iter().enumerate())
-        .filter(|(k, _)| matches!(def.mode(*k), b'o' | b'b'))
+        .filter(|(k, _)| def.is_output(*k))
         .map(|(_, s)| match s {
             Source::Written(i) => Some(args[*i].clone()),
             _ => None,
@@ -446,7 +445,7 @@ pub fn describe(call: &Function, types: &mut [Option<SqlType>]) -> Option<Vec<Co
         }
     }
     let columns: Vec<Column> = (def.args.iter().enumerate())
-        .filter(|(k, _)| matches!(def.mode(*k), b'o' | b'b'))
+        .filter(|(k, _)| def.is_output(*k))
         .map(|(_, (name, oid, typmod))| Column {
             name: match name.is_empty() {
                 true => {
@@ -556,12 +555,9 @@ fn sources(def: &FunctionDef, written: &[Written]) -> Option<Vec<Source>> {
         }
         sources[k] = Some(Source::Written(i));
     }
-    // The defaults are the last input arguments'.
-    let inputs: Vec<usize> = (0..n).filter(|k| def.mode(*k) != b'o').collect();
-    let first_default = inputs.len().checked_sub(def.defaults.len())?;
-    for (at, k) in inputs.iter().enumerate().skip(first_default) {
-        if sources[*k].is_none() {
-            sources[*k] = Some(Source::Default(at - first_default));
+    for k in def.inputs() {
+        if sources[k].is_none() {
+            sources[k] = Some(Source::Default(def.default_index(k)?));
         }
     }
     let sources: Vec<Source> = sources.into_iter().collect::<Option<_>>()?;
@@ -603,7 +599,7 @@ fn resolve_polymorphic(def: &FunctionDef, args: &mut [(Value, SqlType)]) {
         |k: usize| crate::polymorphic::is_polymorphic(def.args[k].1).then_some(def.args[k].1);
     let element = (0..args.len()).find_map(|k| {
         let declared = polymorphic(k)?;
-        if def.mode(k) == b'o' || args[k].0 == Value::Null {
+        if !def.is_input(k) || args[k].0 == Value::Null {
             return None;
         }
         match crate::polymorphic::is_array(declared) {

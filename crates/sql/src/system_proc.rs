@@ -482,8 +482,7 @@ pub fn rows() -> Vec<Vec<Value>> {
 /// The `pg_proc` row of user-defined SQL function `def`, in the schema
 /// of oid `namespace`.
 pub fn user_row(def: &folio_catalog::FunctionDef, namespace: i64) -> Vec<Value> {
-    let inputs = (def.args.iter().enumerate()).filter(|(i, _)| def.mode(*i) != b'o');
-    let types: Vec<String> = inputs.map(|(_, a)| a.1.to_string()).collect();
+    let types: Vec<String> = def.inputs().map(|i| def.args[i].1.to_string()).collect();
     // With modes, every argument's type and mode (PostgreSQL's
     // `proallargtypes`, `proargmodes`).
     let (all_types, modes) = match def.modes.is_empty() {
@@ -715,11 +714,6 @@ pub fn regprocedure_oid(text: &str) -> Result<i64, crate::error::SqlError> {
 /// an oid that is not a function's.
 pub fn arguments(oid: i64) -> Option<String> {
     if let Some(def) = crate::sql_functions::by_oid(oid) {
-        // The defaults are the last input arguments'.
-        let inputs: Vec<usize> = (0..def.args.len())
-            .filter(|i| def.mode(*i) != b'o')
-            .collect();
-        let first_default = inputs.len().saturating_sub(def.defaults.len());
         let args: Vec<String> = (def.args.iter().enumerate())
             .map(|(i, (name, t, typmod))| {
                 let ty = format_type(i64::from(*t), Some(*typmod));
@@ -737,10 +731,8 @@ pub fn arguments(oid: i64) -> Option<String> {
                     _ => "",
                 };
                 shown.insert_str(0, mode);
-                if let Some(at) = inputs.iter().position(|k| *k == i)
-                    && at >= first_default
-                {
-                    shown.push_str(&format!(" DEFAULT {}", def.defaults[at - first_default]));
+                if let Some(default) = def.default_of(i) {
+                    shown.push_str(&format!(" DEFAULT {default}"));
                 }
                 shown
             })

@@ -88,14 +88,7 @@ pub fn call_returning(
     for (i, ((name, oid, typmod), value)) in def.args.iter().zip(args).enumerate() {
         let ty = crate::user_types::of_oid(*oid, *typmod)
             .ok_or_else(|| SqlError::new("42704", format!("type with oid {oid} does not exist")))?;
-        // Each argument is `$n`, and its name if it has one.
-        let number = format!("${}", i + 1);
-        if name.is_empty() {
-            runner.declare(&number, Some(&label), ty, value);
-        } else {
-            runner.declare(name, Some(&label), ty, value);
-            runner.alias_last(&number);
-        }
+        declare_argument(&mut runner, &label, i, name, ty, value);
     }
     if def.returns_set {
         // Its rows, as one value (`set_returning.rs`).
@@ -131,11 +124,32 @@ pub fn call_returning(
     }
 }
 
+/// Declares routine argument `i` (named `name`, or unnamed) in `runner`'s
+/// outermost block: it is `$n`, and also its name if it has one; the
+/// name it is shown by.
+fn declare_argument(
+    runner: &mut exec::Runner<'_, '_>,
+    label: &str,
+    i: usize,
+    name: &str,
+    ty: folio_row::SqlType,
+    value: Value,
+) -> String {
+    let number = format!("${}", i + 1);
+    if name.is_empty() {
+        runner.declare(&number, Some(label), ty, value);
+        return number;
+    }
+    runner.declare(name, Some(label), ty, value);
+    runner.alias_last(&number);
+    name.to_string()
+}
+
 /// The names a procedure's OUT and INOUT arguments go by in its body
 /// (`$n` for one without a name), in order.
 pub fn output_names(def: &FunctionDef) -> Vec<String> {
     (def.args.iter().enumerate())
-        .filter(|(i, _)| matches!(def.mode(*i), b'o' | b'b'))
+        .filter(|(i, _)| def.is_output(*i))
         .map(|(i, (name, ..))| match name.is_empty() {
             true => format!("${}", i + 1),
             false => name.clone(),
@@ -161,16 +175,8 @@ pub fn call_procedure(
     let label = crate::sql_functions::names_of(&def.name).to_string();
     let mut outputs = Vec::new();
     for (i, ((name, ..), (value, ty))) in def.args.iter().zip(args).enumerate() {
-        let number = format!("${}", i + 1);
-        let shown = match name.is_empty() {
-            true => number.clone(),
-            false => name.clone(),
-        };
-        runner.declare(&shown, Some(&label), ty, value);
-        if !name.is_empty() {
-            runner.alias_last(&number);
-        }
-        if matches!(def.mode(i), b'o' | b'b') {
+        let shown = declare_argument(&mut runner, &label, i, name, ty, value);
+        if def.is_output(i) {
             outputs.push((shown, ty));
         }
     }

@@ -97,7 +97,7 @@ pub fn alter_column_types(
         });
     }
     check_defaults(&relation, &planned)?;
-    let env = Env::at(cx.now);
+    let env = Env::at(cx.now());
     let new_types: Vec<NewType> = (planned.iter())
         .map(|p| NewType {
             column: p.name.clone(),

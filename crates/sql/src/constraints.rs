@@ -1920,7 +1920,7 @@ pub fn validate_constraint(
         .references
         .iter_mut()
         .for_each(|r| r.validated = true);
-    constraints.validate_checks(txn, &relation, &Env::at(cx.now))?;
+    constraints.validate_checks(txn, &relation, &Env::at(cx.now()))?;
     constraints.validate_references(txn, &relation)?;
     cx.db
         .catalog()

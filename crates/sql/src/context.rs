@@ -19,8 +19,15 @@ pub struct Ctx<'a> {
     /// The session's entry among the live sessions (`backend.rs`).
     pub backend: &'a crate::backend::SessionBackend,
     /// Microseconds since 2000-01-01 UTC at the transaction's start
-    /// (`CURRENT_TIMESTAMP`).
-    pub now: i64,
+    /// (`CURRENT_TIMESTAMP`; a procedure's COMMIT moves it:
+    /// [`Ctx::now`]).
+    pub now: std::cell::Cell<i64>,
+    /// The CALL or DO about to run may end its transaction (README
+    /// "Transaction control in procedures"): set by the session for one
+    /// run as a statement of its own outside a block, or by a non-atomic
+    /// PL/pgSQL body for the CALL or DO it runs; taken by the CALL or DO
+    /// as it starts, so nothing it runs inherits it unasked.
+    pub nonatomic: std::cell::Cell<bool>,
     /// The recursive CTEs in scope while a query is planned
     /// (`recursive.rs`), innermost last.
     pub recursive: std::cell::RefCell<Vec<std::rc::Rc<crate::recursive::Cte>>>,
@@ -56,6 +63,14 @@ pub struct Ctx<'a> {
     /// While EXPLAIN ANALYZE runs a row change: what the change found,
     /// noted by its own path (`explain_change.rs`); `None` otherwise.
     pub change_counts: std::cell::RefCell<Option<crate::explain_change::ChangeCounts>>,
+}
+
+impl Ctx<'_> {
+    /// Microseconds since 2000-01-01 UTC at the running transaction's
+    /// start (`CURRENT_TIMESTAMP`).
+    pub fn now(&self) -> i64 {
+        self.now.get()
+    }
 }
 
 impl std::fmt::Debug for Ctx<'_> {

@@ -204,7 +204,7 @@ impl TableCopy {
                 triggers,
                 relation,
                 constraints,
-                now: cx.now,
+                now: cx.now(),
                 targets,
                 rows: 0,
                 batch: Vec::with_capacity(BATCH_ROWS),

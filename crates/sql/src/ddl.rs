@@ -296,7 +296,7 @@ fn create_table_as(
     // The rows, through INSERT's path (TOAST, statistics, sequences).
     let insert = insert_query(&create.name, query);
     let plan = crate::statement::plan(cx, txn, &insert)?.expect("an INSERT is planned");
-    let count = match plan.run(cx, txn, &Env::at(cx.now))? {
+    let count = match plan.run(cx, txn, &Env::at(cx.now()))? {
         Output::Command { tag } => tag.rsplit(' ').next().unwrap_or("0").to_string(),
         _ => "0".to_string(),
     };
@@ -570,7 +570,7 @@ impl Additions {
             .table(txn, table)?
             .ok_or_else(|| SqlError::undefined_table(table))?;
         let mut taken: Vec<String> = def.constraints.iter().map(|c| c.name.clone()).collect();
-        let env = Env::at(cx.now);
+        let env = Env::at(cx.now());
         for (column, expr) in &self.defaults {
             let position = access_column(&def, column)?;
             let kind = ConstraintKind::Default {
@@ -673,7 +673,7 @@ impl Additions {
         cx.relations.ddl();
         let relation = access::relation(cx, txn, table)?;
         let constraints = Constraints::bind(cx, txn, &relation)?;
-        constraints.validate_checks(txn, &relation, &Env::at(cx.now))?;
+        constraints.validate_checks(txn, &relation, &Env::at(cx.now()))?;
         constraints.validate_references(txn, &relation)
     }
 }
@@ -1502,7 +1502,7 @@ pub fn alter_table(
                             (cx, txn),
                             value,
                             (&column, ty),
-                            &Env::at(cx.now),
+                            &Env::at(cx.now()),
                         )?)
                     }
                     AlterColumnOperation::DropDefault => None,
@@ -1710,7 +1710,7 @@ fn add_column(
         };
         let env = Env {
             sequences: calls.as_ref(),
-            ..Env::at(cx.now)
+            ..Env::at(cx.now())
         };
         // The value each row gets: the default's, or the generation
         // expression's over the row.
@@ -1783,7 +1783,7 @@ fn add_identity(
         return Err(refused("already has a default value"));
     }
     let default = owned_sequence(db, txn, (table, &def), column, ty, request, Some(always))?;
-    let text = default_text((cx, &*txn), &default, (column, ty), &Env::at(cx.now))?;
+    let text = default_text((cx, &*txn), &default, (column, ty), &Env::at(cx.now()))?;
     db.catalog().set_default(txn, table, column, Some(text))?;
     Ok(())
 }

@@ -220,7 +220,7 @@ fn partition_targets(
     let conjuncts = selection
         .map(crate::pushdown::conjuncts)
         .unwrap_or_default();
-    let conditions = tree.conditions(&conjuncts, &qualifier, &Env::at(cx.now));
+    let conditions = tree.conditions(&conjuncts, &qualifier, &Env::at(cx.now()));
     let keep = tree.prune(&conditions);
     let at_start = AtStart::of(&tree, conditions, &keep);
     let mut out = Vec::new();

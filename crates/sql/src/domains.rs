@@ -725,7 +725,7 @@ fn validate(
     def: &DomainType,
     probe: &Bound,
 ) -> Result<(), SqlError> {
-    let env = Env::at(cx.now);
+    let env = Env::at(cx.now());
     let catalog = cx.db.catalog();
     if let Some((table, column)) = catalog.columns_holding(txn, def.oid)?.first() {
         return Err(SqlError::new(

@@ -145,7 +145,7 @@ pub fn explain(
         hit: after_plan.hits - before_plan.hits,
         read: after_plan.misses - before_plan.misses,
     };
-    let env = Env::at(cx.now);
+    let env = Env::at(cx.now());
     show(
         cx,
         txn,

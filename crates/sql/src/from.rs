@@ -1575,7 +1575,7 @@ fn partitioned_base(
         .and_then(|o| o.selection)
         .map(crate::pushdown::conjuncts)
         .unwrap_or_default();
-    let conditions = tree.conditions(&conjuncts, &qualifier, &scalar::Env::at(cx.now));
+    let conditions = tree.conditions(&conjuncts, &qualifier, &scalar::Env::at(cx.now()));
     let keep = tree.prune(&conditions);
     let at_start = crate::partitions::run_time::AtStart::of(&tree, conditions, &keep);
     if let [one] = keep.as_slice() {

@@ -186,6 +186,7 @@ mod to_char;
 mod to_number;
 mod to_timestamp;
 mod top_n;
+pub(crate) mod transaction_control;
 mod transaction_modes;
 mod trigger_statements;
 mod triggers;

@@ -202,7 +202,7 @@ fn fill(cx: &Ctx<'_>, txn: &mut Transaction, def: TableDef) -> Result<u64, SqlEr
     ))]);
     let insert = crate::ddl::insert_query(&target, &query);
     let plan = crate::statement::plan_fill(cx, txn, &insert, &name, relation)?;
-    match plan.run(cx, txn, &Env::at(cx.now))? {
+    match plan.run(cx, txn, &Env::at(cx.now()))? {
         Output::Command { tag } => Ok(tag
             .rsplit(' ')
             .next()

@@ -245,6 +245,8 @@ pub fn call(
     f: &Function,
     params: &[Value],
 ) -> Result<Output, SqlError> {
+    // Taken first, so that nothing the arguments run inherits it.
+    let nonatomic = cx.nonatomic.take();
     crate::stack::check()?;
     let name = names::relation(&f.name)?;
     let written = written(f)?;
@@ -295,7 +297,7 @@ pub fn call(
     };
     let env = Env {
         params,
-        ..Env::at(cx.now)
+        ..Env::at(cx.now())
     };
     let mut args = Vec::with_capacity(def.args.len());
     for (k, source) in sources.iter().enumerate() {
@@ -334,7 +336,7 @@ pub fn call(
         args.push((value, ty));
     }
     resolve_polymorphic(def, &mut args);
-    let outputs = crate::plpgsql::call_procedure(cx, txn, notices, def, args)?;
+    let outputs = crate::plpgsql::call_procedure(cx, txn, notices, def, args, nonatomic)?;
     if outputs.is_empty() {
         return Ok(Output::command("CALL"));
     }

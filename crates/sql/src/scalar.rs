@@ -236,7 +236,7 @@ impl Env<'_> {
     pub fn of<'c>(cx: &'c crate::context::Ctx<'c>) -> Env<'c> {
         Env {
             cx: crate::plpgsql::row_calls::cx_of(cx),
-            ..Env::at(cx.now)
+            ..Env::at(cx.now())
         }
     }
 

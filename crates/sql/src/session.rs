@@ -23,7 +23,7 @@ use crate::shape::ShapeCache;
 use crate::shape_plans::Shaped;
 use crate::statement::Plan;
 use crate::{ddl, explain, indexes, sequences, statement};
-use folio_db::{Database, Durability, Isolation, Transaction};
+use folio_db::{Database, Isolation, Transaction};
 use folio_row::{SqlType, Value};
 use folio_txn::Interrupt;
 use sqlparser::ast::{SetExpr, Statement, TransactionMode};
@@ -42,7 +42,8 @@ macro_rules! session_cx {
             sequences: &$session.sequences,
             advisory: &$session.advisory,
             backend: &$session.backend,
-            now: $now,
+            now: std::cell::Cell::new($now),
+            nonatomic: Default::default(),
             recursive: Default::default(),
             produced: Default::default(),
             views: Default::default(),
@@ -410,13 +411,21 @@ impl Session {
 
     /// A new transaction that reads the session's cancel flag.
     fn begin_txn(&self, isolation: Isolation) -> Result<Transaction, SqlError> {
-        self.backend.begin();
-        let mut txn = self.db.begin(isolation, self.durability())?;
-        txn.set_interrupt(self.interrupt.clone());
-        txn.set_advisory(self.advisory.owner().clone());
-        txn.set_read_only(self.settings.default_read_only());
-        txn.set_stats(self.backend.stats().clone());
-        Ok(txn)
+        crate::transaction_control::begin(
+            &self.db,
+            &self.backend,
+            &self.advisory,
+            &self.settings,
+            self.interrupt.clone(),
+            isolation,
+        )
+    }
+
+    /// Whether a CALL or DO run now, as a statement of its own, may end
+    /// its transaction: outside any block (a message's implicit block
+    /// included), as PostgreSQL's top level outside a transaction block.
+    fn nonatomic(&self) -> bool {
+        matches!(self.block, Block::Idle)
     }
 
     /// The database the session runs on.
@@ -602,9 +611,15 @@ impl Session {
             | Parsed::CreateTrigger { .. }
             | Parsed::CreatePartitioned { .. }
             | Parsed::CreateLike { .. }
-            | Parsed::AttachPartition { .. }
-            | Parsed::Do(_)) => {
+            | Parsed::AttachPartition { .. }) => {
                 self.utility(|cx, txn, notices| run_utility(cx, txn, notices, other))
+            }
+            Parsed::Do(_) => {
+                let nonatomic = self.nonatomic();
+                self.utility(|cx, txn, notices| {
+                    cx.nonatomic.set(nonatomic);
+                    run_utility(cx, txn, notices, statement)
+                })
             }
         }
     }
@@ -1371,7 +1386,7 @@ impl Session {
             calls.run(cx, txn, notices, &mut values)?;
             let env = Env {
                 params: &values,
-                ..Env::at(cx.now)
+                ..Env::at(cx.now())
             };
             plan.run(cx, txn, &env)
         });
@@ -2146,6 +2161,13 @@ impl Session {
                     style: None,
                 })
             }
+            Statement::Call(_) => {
+                let nonatomic = self.nonatomic();
+                self.in_transaction(|cx, txn, notices| {
+                    cx.nonatomic.set(nonatomic);
+                    run(cx, txn, notices, statement)
+                })
+            }
             statement => match self.shaped.take() {
                 Some(shaped) => self.run_shaped(shaped, statement),
                 None => self.in_transaction(|cx, txn, notices| run(cx, txn, notices, statement)),
@@ -2171,7 +2193,7 @@ impl Session {
             kept.calls().run(cx, txn, notices, &mut values)?;
             let env = Env {
                 params: &values,
-                ..Env::at(cx.now)
+                ..Env::at(cx.now())
             };
             let output = kept.plan().run(cx, txn, &env);
             notices.extend(cx.raised.take());
@@ -2414,15 +2436,6 @@ impl Session {
             }
         }
         Ok(Output::command("SET"))
-    }
-
-    /// The durability of a new transaction (`synchronous_commit`).
-    fn durability(&self) -> Durability {
-        if self.settings.synchronous() {
-            Durability::Sync
-        } else {
-            Durability::Async
-        }
     }
 
     /// Each statement of a READ COMMITTED block reads a new snapshot.
@@ -2797,21 +2810,14 @@ impl Session {
 
     /// Commits `txn`, after what the session's temporary tables' `ON
     /// COMMIT` asks (`temp_tables.rs`); an error there rolls it back.
-    fn commit_txn(&self, mut txn: Transaction) -> Result<(), SqlError> {
-        match self.temp.before_commit(&self.db, &mut txn) {
-            Ok(changed) => {
-                if changed {
-                    self.relations.ddl();
-                }
-                txn.commit()?;
-                self.backend.committed();
-                Ok(())
-            }
-            Err(e) => {
-                let _ = txn.rollback();
-                Err(e)
-            }
-        }
+    fn commit_txn(&self, txn: Transaction) -> Result<(), SqlError> {
+        crate::transaction_control::commit(
+            &self.db,
+            &self.temp,
+            &self.relations,
+            &self.backend,
+            txn,
+        )
     }
 
     fn commit(&mut self) -> Result<Output, SqlError> {
@@ -2912,7 +2918,7 @@ pub(crate) fn run_with_params(
         if let Some(plan) = statement::plan(cx, txn, statement)? {
             let env = Env {
                 params,
-                ..Env::at(cx.now)
+                ..Env::at(cx.now())
             };
             let output = plan.run(cx, txn, &env);
             // The notices of the functions and triggers it ran, before

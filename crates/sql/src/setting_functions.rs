@@ -186,6 +186,16 @@ impl Drop for Scope {
     }
 }
 
+/// The running statement's transaction ended and `open` began in its
+/// place (a procedure's COMMIT or ROLLBACK: `transaction_control.rs`).
+pub fn transaction_began(open: OpenTransaction) {
+    CURRENT.with(|c| {
+        if let Some(scoped) = c.borrow_mut().as_mut() {
+            scoped.open = open;
+        }
+    });
+}
+
 fn no_scope() -> SqlError {
     SqlError::new(
         "XX000",

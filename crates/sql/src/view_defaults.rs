@@ -53,7 +53,7 @@ pub fn alter(
                 (cx, txn),
                 value,
                 (column, ty),
-                &Env::at(cx.now),
+                &Env::at(cx.now()),
             )?)
         }
         None => None,

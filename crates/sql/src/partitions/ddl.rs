@@ -144,7 +144,7 @@ fn columns_of(parent: &TableDef) -> Result<Vec<sqlparser::ast::ColumnDef>, SqlEr
 /// `bound` evaluated for a new partition `name` of `tree`: 42P17 for an
 /// empty range or one overlapping a partition's, or a second default.
 fn check_bound(cx: &Ctx<'_>, tree: &Tree, name: &str, spec: &BoundSpec) -> Result<Bound, SqlError> {
-    let bound = Bound::evaluate(spec, &tree.key, &Env::at(cx.now))?;
+    let bound = Bound::evaluate(spec, &tree.key, &Env::at(cx.now()))?;
     if let Some((low, high)) = bound.empty_range()? {
         return Err(SqlError::new(
             "42P17",

@@ -76,7 +76,7 @@ impl Tree {
         let Some(key) = Key::of(def, &types) else {
             return Ok(None);
         };
-        let env = Env::at(cx.now);
+        let env = Env::at(cx.now());
         let mut parts = Vec::with_capacity(def.partitions.len());
         for (oid, name) in &def.partitions {
             let child = crate::access::relation(cx, txn, name)?;

@@ -140,7 +140,7 @@ impl Runner<'_, '_> {
                 binary: false,
             },
             statement: text,
-            created_us: self.cx.now,
+            created_us: self.cx.now(),
         };
         store.cursors.open(declared, Some(store.depth))?;
         self.vars[at].value = Value::Text(name);

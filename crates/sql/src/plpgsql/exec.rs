@@ -29,6 +29,7 @@ use crate::context::Ctx;
 use crate::error::SqlError;
 use crate::output::{Notice, Output};
 use crate::parse::Parsed;
+use crate::transaction_control::{self, Ending};
 use folio_catalog::ObjectLists;
 use folio_db::Transaction;
 use folio_row::{SqlType, Value};
@@ -129,6 +130,13 @@ pub struct Runner<'a, 'c> {
     /// The body is a function's kept by the session's plan cache: its
     /// queries and row changes run kept plans (`plan_cache.rs`).
     cached: Option<Stamp>,
+    /// The body is a non-atomic call's (a procedure's or DO block's run
+    /// outside a block): it may COMMIT and ROLLBACK, and passes that on
+    /// to the CALL and DO statements it runs (`transaction_control.rs`).
+    nonatomic: bool,
+    /// How many FOR loops over a row change's RETURNING rows are running
+    /// (a COMMIT or ROLLBACK in one is 55000).
+    writing_loops: usize,
 }
 
 /// A statement with its variables bound: each name of a variable
@@ -159,6 +167,8 @@ impl<'a, 'c> Runner<'a, 'c> {
             set: None,
             read_only: false,
             cached: None,
+            nonatomic: false,
+            writing_loops: 0,
         };
         runner.declare("found", None, SqlType::Bool, Value::Bool(false));
         runner
@@ -168,6 +178,27 @@ impl<'a, 'c> Runner<'a, 'c> {
     /// statements may not change rows (PostgreSQL's read-only SPI).
     pub fn read_only(&mut self) {
         self.read_only = true;
+    }
+
+    /// Runs the body as a non-atomic call's: it may end its transaction.
+    pub fn nonatomic(&mut self) {
+        self.nonatomic = true;
+    }
+
+    /// COMMIT or ROLLBACK in the body: the running transaction ends and
+    /// the next begins in its place (`transaction_control.rs`).
+    fn end_transaction(&mut self, ending: Ending) -> Result<(), SqlError> {
+        transaction_control::check_may_end(self.nonatomic, self.txn, ending)?;
+        if self.writing_loops > 0 {
+            return Err(SqlError::new(
+                "55000",
+                "cannot perform transaction commands inside a cursor loop that is not read-only",
+            ));
+        }
+        transaction_control::restart(self.cx, self.txn, ending)?;
+        // The next statement reads the object lists afresh.
+        self.kept = None;
+        Ok(())
     }
 
     /// Runs the body as the function's whose kept body `stamp` names: its
@@ -608,6 +639,7 @@ impl<'a, 'c> Runner<'a, 'c> {
             Stmt::Open { cursor, source } => self.open_cursor(cursor, source)?,
             Stmt::Fetch { cursor, step, into } => self.fetch_cursor(cursor, step, into.as_ref())?,
             Stmt::Close(cursor) => self.close_cursor(cursor)?,
+            Stmt::EndTransaction(ending) => self.end_transaction(*ending)?,
             Stmt::Assert { condition, message } => {
                 if !self.condition(condition)? {
                     let message = match message {
@@ -773,9 +805,21 @@ impl<'a, 'c> Runner<'a, 'c> {
                     Ok(Flow::Next)
                 }
                 LoopKind::Query { var, query } => {
+                    let writes = usize::from(matches!(
+                        crate::plpgsql::parse::sql_statement(query),
+                        Some(
+                            Statement::Insert(_)
+                                | Statement::Update { .. }
+                                | Statement::Delete(_)
+                                | Statement::Merge { .. }
+                        )
+                    ));
                     let output = self.run_sql(query)?;
                     skip_unnamed_portal();
-                    self.rows_loop(var, output, body, &ends)
+                    self.writing_loops += writes;
+                    let flow = self.rows_loop(var, output, body, &ends);
+                    self.writing_loops -= writes;
+                    flow
                 }
                 LoopKind::Execute {
                     var,
@@ -1006,6 +1050,12 @@ impl<'a, 'c> Runner<'a, 'c> {
         let Parsed::Sql(statement) = parsed else {
             return Ok((self.run_parsed(&parsed, &[])?, text));
         };
+        if transaction_control::is_transaction_command(&statement) {
+            return Err(SqlError::new(
+                "0A000",
+                "EXECUTE of transaction commands is not implemented",
+            ));
+        }
         if !crate::statement::plannable(&statement) {
             return Ok((self.run_parsed(&Parsed::Sql(statement), &[])?, text));
         }
@@ -1052,12 +1102,20 @@ impl<'a, 'c> Runner<'a, 'c> {
                 let bound = self.bind(statement)?;
                 self.run_parsed(&Parsed::Sql(Box::new(bound.statement)), &bound.params)
             }
-            // A CALL's arguments take variables as a query's expressions do.
+            // A CALL's arguments take variables as a query's expressions
+            // do. A CALL or DO written in the body is as atomic as the
+            // body (one run by EXECUTE is atomic, as in PostgreSQL).
             Parsed::Sql(statement) if matches!(**statement, Statement::Call(_)) => {
                 let bound = self.bind(statement)?;
+                self.cx.nonatomic.set(self.nonatomic);
                 self.run_parsed(&Parsed::Sql(Box::new(bound.statement)), &bound.params)
             }
-            other => self.run_parsed(other, &[]),
+            other => {
+                self.cx
+                    .nonatomic
+                    .set(self.nonatomic && matches!(other, Parsed::Do(_)));
+                self.run_parsed(other, &[])
+            }
         }
     }
 
@@ -1123,7 +1181,7 @@ impl<'a, 'c> Runner<'a, 'c> {
         plan.calls().run(self.cx, self.txn, self.notices, params)?;
         let env = crate::scalar::Env {
             params,
-            ..crate::scalar::Env::at(self.cx.now)
+            ..crate::scalar::Env::at(self.cx.now())
         };
         let output = plan.plan().run(self.cx, self.txn, &env);
         // The notices of the functions and triggers it ran, before those
@@ -1150,15 +1208,11 @@ impl<'a, 'c> Runner<'a, 'c> {
         let _objects = crate::object_scope::enter(self.cx, self.txn, &mut self.kept)?;
         match parsed {
             Parsed::Sql(statement) => {
-                if matches!(
-                    **statement,
-                    Statement::StartTransaction { .. }
-                        | Statement::Commit { .. }
-                        | Statement::Rollback { .. }
-                        | Statement::Savepoint { .. }
-                        | Statement::ReleaseSavepoint { .. }
-                ) {
-                    return Err(SqlError::unsupported("transaction control in PL/pgSQL"));
+                if transaction_control::is_transaction_command(statement) {
+                    return Err(SqlError::new(
+                        "0A000",
+                        "unsupported transaction command in PL/pgSQL",
+                    ));
                 }
                 if self.read_only {
                     refuse_change(statement)?;

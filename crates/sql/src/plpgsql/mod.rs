@@ -44,7 +44,11 @@ pub fn do_block(
     notices: &mut Vec<Notice>,
     block: &parse::Block,
 ) -> Result<Output, SqlError> {
+    let nonatomic = cx.nonatomic.take();
     let mut runner = exec::Runner::new(cx, txn, notices);
+    if nonatomic {
+        runner.nonatomic();
+    }
     runner.run(block).map_err(plpgsql_error)?;
     Ok(Output::command("DO"))
 }
@@ -166,11 +170,24 @@ pub fn call_procedure(
     notices: &mut Vec<Notice>,
     def: &FunctionDef,
     args: Vec<(Value, folio_row::SqlType)>,
+    nonatomic: bool,
 ) -> Result<Vec<(String, folio_row::SqlType, Value)>, SqlError> {
     let (block, stamp) = cx.plpgsql.body(def)?;
+    if !def.plpgsql {
+        // A SQL body may not end its transaction: refused before it runs.
+        if let Some(word) = block.body.iter().find_map(transaction_word) {
+            return Err(SqlError::new(
+                "0A000",
+                format!("{word} is not allowed in an SQL function"),
+            ));
+        }
+    }
     let mut runner = exec::Runner::new(cx, txn, notices);
     if plan_cache::usable(cx) {
         runner.cached(stamp);
+    }
+    if nonatomic && def.plpgsql {
+        runner.nonatomic();
     }
     let label = crate::sql_functions::names_of(&def.name).to_string();
     let mut outputs = Vec::new();
@@ -193,6 +210,20 @@ pub fn call_procedure(
             (shown, ty, value)
         })
         .collect())
+}
+
+/// The command word of a transaction command among a SQL body's
+/// statements (`COMMIT`, `SAVEPOINT`, ...).
+fn transaction_word(stmt: &parse::Stmt) -> Option<String> {
+    let parse::Stmt::Sql { sql, .. } = stmt else {
+        return None;
+    };
+    let statement = parse::sql_statement(sql)?;
+    crate::transaction_control::is_transaction_command(statement).then(|| {
+        let text = statement.to_string();
+        let word = text.split_whitespace().next().unwrap_or_default();
+        word.to_ascii_uppercase()
+    })
 }
 
 /// 0A000 for a trigger function, which only triggers call.

@@ -10,6 +10,7 @@
 
 use crate::error::SqlError;
 use crate::parse::Parsed;
+use crate::transaction_control::Ending;
 use sqlparser::ast::{DataType, Statement};
 use sqlparser::dialect::PostgreSqlDialect;
 use sqlparser::tokenizer::{Token, Tokenizer, Whitespace};
@@ -217,6 +218,9 @@ pub enum Stmt {
     },
     /// `CLOSE cursor`.
     Close(String),
+    /// `COMMIT` or `ROLLBACK [AND [NO] CHAIN]` in a procedure or DO
+    /// block (`transaction_control.rs`).
+    EndTransaction(Ending),
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -911,7 +915,17 @@ impl P {
                 Stmt::Assert { condition, message }
             }
             "commit" | "rollback" => {
-                return Err(SqlError::unsupported("COMMIT and ROLLBACK in PL/pgSQL"));
+                self.bump();
+                // `[AND [NO] CHAIN]`.
+                let chain = self.eat_word("and") && {
+                    let no = self.eat_word("no");
+                    self.expect_word("chain")?;
+                    !no
+                };
+                Stmt::EndTransaction(Ending {
+                    commit: word == "commit",
+                    chain,
+                })
             }
             _ if self.is_assignment() => {
                 let target = self.dotted()?;
@@ -1441,6 +1455,21 @@ mod tests {
 
     fn body(text: &str) -> Vec<Stmt> {
         parse(text).unwrap_or_else(|e| panic!("{text}: {e}")).body
+    }
+
+    // Proves COMMIT and ROLLBACK are the body's own statements, with
+    // `AND [NO] CHAIN`, and that ROLLBACK TO is not one of them.
+    #[test]
+    fn transaction_endings() {
+        let s = body("BEGIN COMMIT; ROLLBACK AND CHAIN; COMMIT AND NO CHAIN; END");
+        let endings: Vec<(bool, bool)> = (s.iter())
+            .map(|stmt| match stmt {
+                Stmt::EndTransaction(e) => (e.commit, e.chain),
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        assert_eq!(endings, [(true, false), (false, true), (true, false)]);
+        assert!(parse("BEGIN ROLLBACK TO SAVEPOINT a; END").is_err());
     }
 
     #[test]

@@ -249,7 +249,7 @@ pub fn call(
     let nonatomic = cx.nonatomic.take();
     crate::stack::check()?;
     let name = names::relation(&f.name)?;
-    let written = written(f)?;
+    let written = written(f, &mut |expr| evaluate(cx, txn, notices, expr, params))?;
     let types: Vec<String> = (written.iter())
         .map(|w| {
             let ty = w.ty.map_or_else(|| "unknown".to_string(), |t| t.name());
@@ -461,6 +461,51 @@ pub fn describe(call: &Function, types: &mut [Option<SqlType>]) -> Option<Vec<Co
     (!columns.is_empty()).then_some(columns)
 }
 
+/// PostgreSQL's 0A000 for a CALL argument holding a subquery.
+fn refuse_subquery(expr: &Expr) -> Result<(), SqlError> {
+    let found = sqlparser::ast::visit_expressions(expr, |e| match e {
+        Expr::Subquery(_) | Expr::Exists { .. } | Expr::InSubquery { .. } => {
+            std::ops::ControlFlow::Break(())
+        }
+        _ => std::ops::ControlFlow::Continue(()),
+    });
+    match found {
+        std::ops::ControlFlow::Break(()) => Err(SqlError::new(
+            "0A000",
+            "cannot use subquery in CALL argument",
+        )),
+        std::ops::ControlFlow::Continue(()) => Ok(()),
+    }
+}
+
+/// Argument `expr` of a CALL evaluated as the query `SELECT expr` (in the
+/// call's parameters `params`), which runs what the planner runs: calls of
+/// SQL and PL/pgSQL functions. Its value and type.
+fn evaluate(
+    cx: &Ctx<'_>,
+    txn: &mut Transaction,
+    notices: &mut Vec<Notice>,
+    expr: &Expr,
+    params: &[Value],
+) -> Result<(Value, SqlType), SqlError> {
+    let dialect = sqlparser::dialect::PostgreSqlDialect {};
+    let query = sqlparser::parser::Parser::new(&dialect)
+        .try_with_sql(&format!("SELECT {expr}"))
+        .and_then(|mut p| p.parse_statement())
+        .map_err(|e| SqlError::syntax(e.to_string()))?;
+    match crate::session::run_with_params(cx, txn, notices, &query, params)? {
+        Output::Rows { columns, rows, .. } if columns.len() == 1 => {
+            let ty = crate::user_types::of_oid(columns[0].type_oid, -1).unwrap_or(SqlType::Text);
+            let value = rows.into_iter().next().and_then(|r| r.into_iter().next());
+            Ok((value.unwrap_or(Value::Null), ty))
+        }
+        _ => Err(SqlError::new(
+            "42601",
+            format!("argument {expr} is not a value"),
+        )),
+    }
+}
+
 /// 42883 for a call no procedure fits.
 fn no_procedure(shown: &str) -> SqlError {
     SqlError::new("42883", format!("procedure {shown} does not exist")).with_hint(
@@ -469,11 +514,28 @@ fn no_procedure(shown: &str) -> SqlError {
     )
 }
 
-/// The call's arguments, bound.
-fn written(f: &Function) -> Result<Vec<Written>, SqlError> {
+/// An argument the expression binder does not take (a call of a
+/// user-defined function): its value and type.
+type Evaluate<'e> = dyn FnMut(&Expr) -> Result<(Value, SqlType), SqlError> + 'e;
+
+/// The call's arguments, bound; one the expression binder refuses is
+/// evaluated by `evaluate` first, and stands as its value.
+fn written(f: &Function, evaluate: &mut Evaluate<'_>) -> Result<Vec<Written>, SqlError> {
     let mut out = Vec::new();
     for (name, expr) in listed(f)? {
-        let bound = scalar::bind(expr, &[] as &[SqlType])?;
+        let bound = match scalar::bind(expr, &[] as &[SqlType]) {
+            Ok(bound) => bound,
+            Err(_) => {
+                refuse_subquery(expr)?;
+                let (value, ty) = evaluate(expr)?;
+                out.push(Written {
+                    name,
+                    bound: Scalar::Const(value),
+                    ty: Some(ty),
+                });
+                continue;
+            }
+        };
         let ty = match &bound {
             // A parameter of the extended protocol's is typed by its place.
             Scalar::Const(Value::Text(_) | Value::Null) | Scalar::Param(_) => None,
@@ -682,7 +744,7 @@ mod tests {
 
     fn fit(def: &FunctionDef, sql: &str) -> Option<Vec<String>> {
         let f = call_of(sql);
-        let written = written(&f).unwrap();
+        let written = written(&f, &mut |_| unreachable!("only literals")).unwrap();
         sources(def, &written).map(|s| {
             s.iter()
                 .map(|s| match s {

@@ -155,3 +155,34 @@ pub fn restart(cx: &Ctx<'_>, txn: &mut Transaction, ending: Ending) -> Result<()
     });
     ended
 }
+
+/// `SET TRANSACTION ISOLATION LEVEL` in a procedure right after its
+/// COMMIT or ROLLBACK, before any statement read: nothing has read or
+/// written in `txn`, so it begins again at `isolation`, in the access
+/// mode it had.
+pub fn begin_again(
+    cx: &Ctx<'_>,
+    txn: &mut Transaction,
+    isolation: Isolation,
+) -> Result<(), SqlError> {
+    let read_only = txn.is_read_only();
+    let interrupt = txn
+        .interrupt()
+        .unwrap_or_else(|| Arc::new(Interrupt::new()));
+    let mut next = begin(
+        cx.db,
+        cx.backend,
+        cx.advisory,
+        cx.settings,
+        interrupt,
+        isolation,
+    )?;
+    next.set_read_only(read_only);
+    std::mem::replace(txn, next).rollback()?;
+    crate::setting_functions::transaction_began(crate::settings::OpenTransaction {
+        isolation,
+        read_only,
+        deferrable: cx.settings.default_deferrable(),
+    });
+    Ok(())
+}

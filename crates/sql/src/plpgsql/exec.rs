@@ -34,8 +34,8 @@ use folio_catalog::ObjectLists;
 use folio_db::Transaction;
 use folio_row::{SqlType, Value};
 use sqlparser::ast::{
-    AccessExpr, BinaryOperator, CastKind, DataType, Expr, Ident, Statement, Subscript,
-    Value as AstValue, ValueWithSpan, VisitMut, VisitorMut, visit_expressions_mut,
+    AccessExpr, BinaryOperator, CastKind, DataType, Expr, Ident, Set, Statement, Subscript,
+    TransactionMode, Value as AstValue, ValueWithSpan, VisitMut, VisitorMut, visit_expressions_mut,
 };
 use std::ops::ControlFlow;
 use std::sync::Arc;
@@ -137,6 +137,9 @@ pub struct Runner<'a, 'c> {
     /// How many FOR loops over a row change's RETURNING rows are running
     /// (a COMMIT or ROLLBACK in one is 55000).
     writing_loops: usize,
+    /// No statement has run since the body's COMMIT or ROLLBACK: SET
+    /// TRANSACTION may still choose the isolation level.
+    fresh: bool,
 }
 
 /// A statement with its variables bound: each name of a variable
@@ -169,6 +172,7 @@ impl<'a, 'c> Runner<'a, 'c> {
             cached: None,
             nonatomic: false,
             writing_loops: 0,
+            fresh: false,
         };
         runner.declare("found", None, SqlType::Bool, Value::Bool(false));
         runner
@@ -198,7 +202,31 @@ impl<'a, 'c> Runner<'a, 'c> {
         transaction_control::restart(self.cx, self.txn, ending)?;
         // The next statement reads the object lists afresh.
         self.kept = None;
+        self.fresh = true;
         Ok(())
+    }
+
+    /// `SET TRANSACTION` in the body: a new isolation level only before
+    /// the transaction's first statement (25001 after, as in PostgreSQL,
+    /// where a DO or CALL's own transaction has always read), the access
+    /// mode at any time.
+    fn set_transaction(&mut self, modes: &[TransactionMode]) -> Result<Output, SqlError> {
+        let modes = crate::transaction_modes::read(modes, None)?;
+        if let Some(isolation) = modes.isolation
+            && isolation != self.txn.isolation()
+        {
+            if !self.fresh {
+                return Err(SqlError::new(
+                    "25001",
+                    "SET TRANSACTION ISOLATION LEVEL must be called before any query",
+                ));
+            }
+            transaction_control::begin_again(self.cx, self.txn, isolation)?;
+        }
+        if let Some(read_only) = modes.read_only {
+            self.txn.set_read_only(read_only);
+        }
+        Ok(Output::command("SET"))
     }
 
     /// Runs the body as the function's whose kept body `stamp` names: its
@@ -1204,6 +1232,16 @@ impl<'a, 'c> Runner<'a, 'c> {
     }
 
     fn run_parsed(&mut self, parsed: &Parsed, params: &[Value]) -> Result<Output, SqlError> {
+        if let Parsed::Sql(statement) = parsed
+            && let Statement::Set(Set::SetTransaction {
+                modes,
+                snapshot: None,
+                session: false,
+            }) = &**statement
+        {
+            return self.set_transaction(modes);
+        }
+        self.fresh = false;
         self.txn.next_statement();
         let _objects = crate::object_scope::enter(self.cx, self.txn, &mut self.kept)?;
         match parsed {

@@ -799,6 +799,7 @@ fn output_sort_key(scope: &Scope, o: &sqlparser::ast::OrderByExpr) -> Result<Sor
             )));
         }
     };
+    crate::geometry_functions::check_ordering(scope.types()[column])?;
     Ok(SortKey::of(column, &o.options))
 }
 
@@ -1551,6 +1552,7 @@ fn sort_key<C: Columns + ?Sized>(
             o.expr
         )));
     };
+    crate::geometry_functions::check_ordering(bound.ty_in(relation))?;
     Ok(SortKey::of(column, &o.options))
 }
 
@@ -1846,6 +1848,7 @@ fn post_sort_keys<C: Columns + ?Sized>(
                 items.len() - 1
             }
         };
+        crate::geometry_functions::check_ordering(items[column].ty_in(columns))?;
         keys.push(SortKey::of(column, &o.options));
     }
     Ok(keys)

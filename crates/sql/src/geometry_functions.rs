@@ -1256,6 +1256,12 @@ pub fn bind_call(
         return Ok(Err(args));
     }
     let types: Vec<Option<SqlType>> = args.iter().map(|a| typed(a, columns)).collect();
+    // A name other functions have too (`length`) is theirs unless an
+    // argument is geometric: a literal is text to them first.
+    let geometric = types.iter().flatten().any(|t| is_geo(*t));
+    if !geometric && crate::functions::Func::of(name).is_some() {
+        return Ok(Err(args));
+    }
     match resolve(name, &types) {
         Some(sig) => Ok(Ok(fitted(sig, args, &types)?)),
         None if types.iter().flatten().any(|t| is_geo(*t)) => {

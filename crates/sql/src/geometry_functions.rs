@@ -1312,6 +1312,22 @@ pub fn check_ordering(ty: SqlType) -> Result<(), SqlError> {
     }
 }
 
+/// 42883 for a DISTINCT or GROUP BY of a geometric type: PostgreSQL
+/// has no btree or hash equality for any of them (box's `=` compares
+/// areas and is in no operator class).
+pub fn check_equality(ty: SqlType) -> Result<(), SqlError> {
+    match ty {
+        SqlType::Geo(kind) => Err(SqlError::new(
+            "42883",
+            format!(
+                "could not identify an equality operator for type {}",
+                kind.name()
+            ),
+        )),
+        _ => Ok(()),
+    }
+}
+
 /// The row that casts a value of `from` to `to` (module doc).
 fn cast_row(from: GeoKind, to: GeoKind) -> Option<&'static Signature> {
     let from = Param::ALL

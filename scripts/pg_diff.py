@@ -18,7 +18,12 @@ design) and counted as skipped. `--tables` first creates, on both sides,
 deterministic stand-ins for the regression suite's shared tables (onek,
 tenk1, int4_tbl, int8_tbl, float8_tbl, char_tbl, varchar_tbl, text_tbl):
 the same columns, generated rather than loaded, so results are comparable
-between the two servers but not with PostgreSQL's expected files.
+between the two servers but not with PostgreSQL's expected files. It also
+creates the geometric tables (point_tbl, line_tbl, lseg_tbl, box_tbl,
+path_tbl, polygon_tbl, circle_tbl) with the rows the regression files
+put in them (test_setup.sql, line.sql, ...), each that the file run
+names but does not create itself; one whose setup fails on folio alone is reported and
+the run goes on.
 
 Answers are compared as: column names and rows (rows as a multiset when
 the statement has no ORDER BY of its own, outside parentheses), the
@@ -285,6 +290,45 @@ def regress_tables():
             yield f"INSERT INTO {table} VALUES " + ",".join(rows[at : at + 1000])
 
 
+# The geometric tables of the regression suite, with the rows its files
+# insert (test_setup.sql for point_tbl, line.sql for line_tbl, ...).
+GEOMETRIC_TABLES = {
+    "point_tbl": ("point", ["(0.0,0.0)", "(-10.0,0.0)", "(-3.0,4.0)", "(5.1, 34.5)",
+                            "(-5.0,-12.0)", "(1e-300,-1e-300)", "(1e+300,Inf)", "(Inf,1e+300)",
+                            " ( Nan , NaN ) ", "10.0,10.0"]),
+    "line_tbl": ("line", ["{0,-1,5}", "{1,0,5}", "{0,3,0}", " (0,0), (6,6)", "10,-10 ,-5,-4",
+                          "[-1e6,2e2,3e5, -4e1]", "{3,NaN,5}", "{NaN,NaN,NaN}",
+                          "[(1,3),(2,3)]", "[(3,1),(3,2)]"]),
+    "lseg_tbl": ("lseg", ["[(1,2),(3,4)]", "(0,0),(6,6)", "10,-10 ,-3,-4",
+                          "[-1e6,2e2,3e5, -4e1]", "[(11,22),(33,44)]", "[(-10,2),(-10,3)]",
+                          "[(0,-20),(30,-20)]", "[(NaN,1),(NaN,90)]"]),
+    "box_tbl": ("box", ["(2.0,2.0,0.0,0.0)", "(1.0,1.0,3.0,3.0)", "((-8, 2), (-2, -10))",
+                        "(2.5, 2.5, 2.5,3.5)", "(3.0, 3.0,3.0,3.0)"]),
+    "path_tbl": ("path", ["[(1,2),(3,4)]", " ( ( 1 , 2 ) , ( 3 , 4 ) ) ",
+                          "[ (0,0),(3,0),(4,5),(1,6) ]", "((1,2) ,(3,4 ))", "1,2 ,3,4 ",
+                          " [1,2,3, 4] ", "((10,20))", "[ 11,12,13,14 ]", "( 11,12,13,14) "]),
+    "polygon_tbl": ("polygon", ["(2.0,0.0),(2.0,4.0),(0.0,0.0)", "(3.0,1.0),(3.0,3.0),(1.0,0.0)",
+                                "(1,2),(3,4),(5,6),(7,8)", "(7,8),(5,6),(3,4),(1,2)",
+                                "(1,2),(7,8),(5,6),(3,-4)", "(0.0,0.0)", "(0.0,1.0),(0.0,1.0)"]),
+    "circle_tbl": ("circle", ["<(5,1),3>", "((1,2),100)", " 1 , 3 , 5 ", " ( ( 1 , 2 ) , 3 ) ",
+                              " ( 100 , 200 ) , 10 ", " < ( 100 , 1 ) , 115 > ", "<(3,5),0>",
+                              "<(3,5),NaN>"]),
+}
+
+
+def geometric_tables(text):
+    """Statements creating the geometric tables the file `text` names and
+    does not create itself."""
+    for table, (ty, rows) in GEOMETRIC_TABLES.items():
+        if not re.search(rf"\b{table}\b", text, re.I) or re.search(
+            rf"create\s+(temp\s+)?table\s+{table}\b", text, re.I
+        ):
+            continue
+        column = "f1" if table in ("point_tbl", "box_tbl", "path_tbl", "polygon_tbl", "circle_tbl") else "s"
+        yield f"CREATE TABLE {table} ({column} {ty})"
+        yield f"INSERT INTO {table} VALUES " + ", ".join(f"('{r}')" for r in rows)
+
+
 class Folio:
     def __init__(self, binary, port):
         self.binary, self.port = binary, port
@@ -406,13 +450,19 @@ def run_file(path, args):
     folio = Folio(args.folio, args.folio_port)
     try:
         pg, fo = Connection(args.pg_port, database, PG_TIMEOUT_S), folio.connect()
+        with open(path) as f:
+            text = f.read()
         if args.tables:
             for sql in regress_tables():
                 a, b = pg.query(sql), fo.query(sql)
                 if a[0] == "error" or b[0] == "error":
                     raise SystemExit(f"setup failed: {sql[:80]}: {a} / {b}")
-        with open(path) as f:
-            text = f.read()
+            for sql in geometric_tables(text):
+                a, b = pg.query(sql), fo.query(sql)
+                if a[0] == "error":
+                    raise SystemExit(f"setup failed: {sql[:80]}: {a}")
+                if b[0] == "error":
+                    print(f"  setup failed on folio: {sql[:60]}: {b}")
         counts = {"run": 0, "match": 0, "skip": 0, "pg": 0, "a": 0, "b": 0, "c": 0, "d": 0, "e": 0}
         missing = set()
         for sql in statements(text):

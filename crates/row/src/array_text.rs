@@ -7,7 +7,8 @@
 //! `"` and `\` are escaped with a backslash. Input reads the same forms
 //! (an unquoted `NULL` is a NULL element; `[u]` is `[1:u]`); every
 //! sub-array of one level must have as many elements, and only the
-//! deepest level holds elements.
+//! deepest level holds elements. Elements are separated by their type's
+//! delimiter: a comma, but for box's `;` (`GeoKind::array_delimiter`).
 
 use crate::array::{Array, Dim, MAX_DIMS, too_many_dims};
 use crate::datetime_fields::DateOrder;
@@ -19,6 +20,14 @@ use crate::value::Value;
 
 /// The text of an array.
 pub(crate) fn array_out(array: &Array, style: &TextStyle) -> String {
+    let delimiter = array
+        .items()
+        .iter()
+        .find_map(|v| match v {
+            Value::Geo(g) => Some(g.kind().array_delimiter()),
+            _ => None,
+        })
+        .unwrap_or(',');
     let dims = array.dims();
     let mut out = String::new();
     if dims.iter().any(|d| d.lower != 1) {
@@ -42,19 +51,19 @@ pub(crate) fn array_out(array: &Array, style: &TextStyle) -> String {
         let boundaries = strides.iter().filter(|s| n % **s == 0).count();
         if n > 0 {
             (1..boundaries).for_each(|_| out.push('}'));
-            out.push(',');
+            out.push(delimiter);
             (1..boundaries).for_each(|_| out.push('{'));
         } else {
             (0..boundaries).for_each(|_| out.push('{'));
         }
-        element_out(item, style, &mut out);
+        element_out(item, style, delimiter, &mut out);
     }
     (0..dims.len()).for_each(|_| out.push('}'));
     out
 }
 
 /// One element's text, quoted when it must be.
-fn element_out(item: &Value, style: &TextStyle, out: &mut String) {
+fn element_out(item: &Value, style: &TextStyle, delimiter: char, out: &mut String) {
     let Some(text) = item.to_text_styled(style) else {
         out.push_str("NULL");
         return;
@@ -63,7 +72,7 @@ fn element_out(item: &Value, style: &TextStyle, out: &mut String) {
         || text.eq_ignore_ascii_case("null")
         || text
             .chars()
-            .any(|c| matches!(c, '{' | '}' | ',' | '"' | '\\') || is_space(c));
+            .any(|c| matches!(c, '{' | '}' | '"' | '\\') || c == delimiter || is_space(c));
     if !quote {
         out.push_str(&text);
         return;
@@ -98,6 +107,10 @@ pub(crate) fn array_in(
         counts: Vec::new(),
         ndims: None,
         items: Vec::new(),
+        delimiter: match element {
+            SqlType::Geo(kind) => kind.array_delimiter(),
+            _ => ',',
+        },
     };
     reader.skip_space();
     let declared = reader.bounds()?;
@@ -153,6 +166,8 @@ struct Reader<'a> {
     ndims: Option<usize>,
     /// Each element's text and whether it was quoted.
     items: Vec<(bool, String)>,
+    /// The element type's delimiter (module doc).
+    delimiter: char,
 }
 
 impl Reader<'_> {
@@ -268,7 +283,7 @@ impl Reader<'_> {
                     self.at += 1;
                     self.sub_array(level + 1)?;
                 }
-                Some(c @ ('}' | ',')) => return Err(self.unexpected(c)),
+                Some(c) if c == '}' || c == self.delimiter => return Err(self.unexpected(c)),
                 None => return Err(self.malformed("Unexpected end of input.")),
                 Some(_) => {
                     match self.ndims {
@@ -283,7 +298,7 @@ impl Reader<'_> {
             self.counts[level] += 1;
             self.skip_space();
             match self.peek() {
-                Some(',') => self.at += 1,
+                Some(c) if c == self.delimiter => self.at += 1,
                 Some('}') => {
                     self.at += 1;
                     return self.close(level);
@@ -341,7 +356,7 @@ impl Reader<'_> {
         }
         while let Some(c) = self.peek() {
             match c {
-                ',' | '}' => break,
+                c if c == '}' || c == self.delimiter => break,
                 '{' | '"' => return Err(self.unexpected(c)),
                 '\\' => {
                     self.at += 1;
@@ -361,6 +376,29 @@ impl Reader<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    // Proves box arrays use box's `;` delimiter both ways, and a box's
+    // commas need no quotes, as PostgreSQL's `array_out` writes them.
+    #[test]
+    fn box_arrays_are_delimited_by_semicolons() {
+        let ty = SqlType::Geo(crate::geometry::GeoKind::Box);
+        let v = array_in(
+            ty,
+            "{(1,2),(3,4);(0,0),(1,1)}",
+            &TimeZone::UTC,
+            DateOrder::Mdy,
+        )
+        .unwrap();
+        assert_eq!(v.to_text().unwrap(), "{(3,4),(1,2);(1,1),(0,0)}");
+        let points = array_in(
+            SqlType::Geo(crate::geometry::GeoKind::Point),
+            r#"{"(1,2)","(3,4)"}"#,
+            &TimeZone::UTC,
+            DateOrder::Mdy,
+        )
+        .unwrap();
+        assert_eq!(points.to_text().unwrap(), r#"{"(1,2)","(3,4)"}"#);
+    }
 
     #[test]
     fn arrays_print_and_read_as_postgresql_does() {

@@ -72,6 +72,13 @@ pub fn stored_size(value: &Value, stored: bool) -> Option<usize> {
         Value::Bytea(b) => varlena(b.len(), stored),
         // The bit length (4 bytes), then the bits.
         Value::Bit(b) => varlena(4 + b.bytes().len(), stored),
+        // PostgreSQL's in-memory forms: fixed float8s, or a varlena of
+        // a header and the points (a polygon's with its bounding box).
+        Value::Geo(g) => match g.as_ref() {
+            crate::geometry::Geometry::Path(p) => varlena(4 + 4 + 4 + 16 * p.points.len(), stored),
+            crate::geometry::Geometry::Polygon(p) => varlena(4 + 32 + 16 * p.points.len(), stored),
+            g => g.kind().fixed_len().unwrap_or(0),
+        },
         Value::Numeric(n) => varlena(numeric_data(n), stored),
         _ => return None,
     })

@@ -201,6 +201,9 @@ fn value_key(v: &Value, out: &mut Vec<u8>) {
             escaped(b.bytes(), out);
             out.extend_from_slice(&b.key_suffix());
         }
+        // Equal bytes for equal values, not an order: no index has keys
+        // of a geometric type (`encode_key` refuses them).
+        Value::Geo(g) => escaped(&g.to_bytes(), out),
         Value::Numeric(n) => numeric_key(n, out),
         Value::Range(r) => range_key(r, out),
         Value::Array(array) => {
@@ -315,6 +318,7 @@ pub fn hash_key(values: &[Value], out: &mut Vec<u8>) {
             Value::MacAddr8(_) => 30,
             // bit and bit varying alike: they compare equal in PostgreSQL.
             Value::Bit(_) => 27,
+            Value::Geo(_) => 31,
         };
         out.push(tag);
         if tag != 0 {
@@ -340,7 +344,7 @@ pub fn encode_key(values: &[Value], columns: &[KeyColumn]) -> Result<Vec<u8>, Ro
                 column: c.ty.name(),
             });
         }
-        if matches!(c.ty, SqlType::Json | SqlType::Jsonb) {
+        if matches!(c.ty, SqlType::Json | SqlType::Jsonb | SqlType::Geo(_)) {
             return Err(RowError::Unsupported(format!(
                 "an index key of type {}",
                 c.ty.name()
@@ -509,6 +513,7 @@ fn key_value(r: &mut KeyReader<'_>, ty: SqlType) -> Result<Value, RowError> {
             String::from_utf8(r.unescaped()?).map_err(|_| corrupt("key text is not UTF-8"))?,
         ),
         SqlType::Bytea => Value::Bytea(r.unescaped()?),
+        SqlType::Geo(_) => return Err(corrupt("a geometric value in an index key")),
         SqlType::Bit(_) | SqlType::VarBit(_) => {
             let bytes = r.unescaped()?;
             let len = u32::from_be_bytes(r.array()?) as usize;

@@ -17,6 +17,8 @@ mod datetime_tokens;
 mod datum_width;
 mod enums;
 mod error;
+pub mod geometry;
+mod geometry_text;
 pub mod inet;
 mod infinite_datetime;
 mod interval;

@@ -168,6 +168,12 @@ fn put_value(out: &mut Vec<u8>, v: &Value, ty: SqlType) -> Result<(), RowError> 
             out.extend_from_slice(&inline_len(b.row_len())?.to_le_bytes());
             b.write_row(out);
         }
+        // The binary send form (`geometry.rs`).
+        Value::Geo(g) => {
+            let payload = g.to_bytes();
+            out.extend_from_slice(&inline_len(payload.len())?.to_le_bytes());
+            out.extend_from_slice(&payload);
+        }
         Value::Range(r) => {
             let payload = range_payload(r)?;
             out.extend_from_slice(&inline_len(payload.len())?.to_le_bytes());
@@ -610,6 +616,10 @@ fn decode_value(bytes: Option<&[u8]>, ty: SqlType) -> Result<Value, RowError> {
         SqlType::Bytea => Value::Bytea(b.to_vec()),
         SqlType::Bit(_) | SqlType::VarBit(_) => Value::Bit(Box::new(
             crate::bits::BitString::read_row(b).ok_or_else(|| corrupt("bit string"))?,
+        )),
+        SqlType::Geo(kind) => Value::Geo(Box::new(
+            crate::geometry::Geometry::from_bytes(kind, b)
+                .ok_or_else(|| corrupt(format!("{} value", kind.name())))?,
         )),
         SqlType::Bool => match b[0] {
             0 => Value::Bool(false),

@@ -152,6 +152,18 @@ fn format_float(v: f64, max_exp: i32, as_f32: Option<f32>) -> String {
     }
 }
 
+/// A float8 as PostgreSQL 15 prints it (`float8out`) with
+/// `extra_float_digits` at `extra_digits`: the shortest exact digits
+/// above 0, else `15 + extra_digits` significant ones. The geometric
+/// types print their coordinates with it (`geometry_text.rs`).
+pub fn float8_text(v: f64, extra_digits: i32) -> String {
+    if extra_digits <= 0 {
+        format_float_digits(v, 15 + extra_digits)
+    } else {
+        format_float(v, 15, None)
+    }
+}
+
 impl Value {
     /// The value as PostgreSQL 15 prints it (`None` for NULL), a
     /// timestamptz in UTC.
@@ -170,9 +182,8 @@ impl Value {
             Value::Int4(x) => x.to_string(),
             Value::Int8(x) => x.to_string(),
             Value::Float4(x) if digits <= 0 => format_float_digits(*x as f64, 6 + digits),
-            Value::Float8(x) if digits <= 0 => format_float_digits(*x, 15 + digits),
             Value::Float4(x) => format_float(*x as f64, 6, Some(*x)),
-            Value::Float8(x) => format_float(*x, 15, None),
+            Value::Float8(x) => float8_text(*x, digits),
             Value::Numeric(n) => n.to_string(),
             Value::Text(s) => s.clone(),
             Value::Bytea(b) if style.bytea_escape => bytea_escaped(b),
@@ -232,6 +243,7 @@ impl Value {
             Value::MacAddr8(m) => crate::macaddr::mac_text(m),
             Value::Range(r) => crate::range_text::range_out(r, style),
             Value::Bit(b) => b.text(),
+            Value::Geo(g) => crate::geometry_text::text(g, digits),
         })
     }
 
@@ -322,6 +334,7 @@ impl Value {
             SqlType::Bit(_) | SqlType::VarBit(_) => {
                 Value::Bit(Box::new(crate::bits::BitString::parse(text)?))
             }
+            SqlType::Geo(kind) => Value::Geo(Box::new(crate::geometry_text::parse(kind, text)?)),
             SqlType::Record => {
                 return Err(RowError::Unsupported(
                     "input of anonymous composite types is not implemented".into(),
@@ -345,7 +358,7 @@ fn parse_int<T: TryFrom<i128>>(ty: SqlType, text: &str, t: &str) -> Result<T, Ro
     T::try_from(if negative { -magnitude } else { magnitude }).map_err(|_| out_of_range(ty, text))
 }
 
-fn parse_float(ty: SqlType, text: &str, t: &str) -> Result<f64, RowError> {
+pub(crate) fn parse_float(ty: SqlType, text: &str, t: &str) -> Result<f64, RowError> {
     let lower = t.to_ascii_lowercase();
     match lower.as_str() {
         "nan" => return Ok(f64::NAN),

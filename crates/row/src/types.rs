@@ -3,6 +3,7 @@
 
 use crate::composites::CompositeType;
 use crate::enums::EnumType;
+use crate::geometry::GeoKind;
 use crate::interval_typmod::IntervalTypmod;
 use crate::range::RangeKind;
 
@@ -96,6 +97,9 @@ pub enum SqlType {
     Bit(Option<u32>),
     /// `bit varying(n)` (`varbit`): at most `n` bits; `None`, any.
     VarBit(Option<u32>),
+    /// A geometric type (`point`, `box`, ...: `geometry.rs`); its values
+    /// are `Value::Geo`.
+    Geo(GeoKind),
 }
 
 /// Most distinct element types with a modifier that arrays keep
@@ -103,7 +107,7 @@ pub enum SqlType {
 const MAX_MODIFIED_ELEMENTS: usize = 4096;
 
 /// The element types arrays have.
-static ELEMENTS: [SqlType; 33] = [
+static ELEMENTS: [SqlType; 40] = [
     SqlType::Bool,
     SqlType::Bytea,
     SqlType::Int2,
@@ -130,6 +134,13 @@ static ELEMENTS: [SqlType; 33] = [
     SqlType::MacAddr8,
     SqlType::Bit(None),
     SqlType::VarBit(None),
+    SqlType::Geo(GeoKind::Point),
+    SqlType::Geo(GeoKind::Lseg),
+    SqlType::Geo(GeoKind::Box),
+    SqlType::Geo(GeoKind::Line),
+    SqlType::Geo(GeoKind::Path),
+    SqlType::Geo(GeoKind::Polygon),
+    SqlType::Geo(GeoKind::Circle),
     SqlType::Range(RangeKind::Int4),
     SqlType::Range(RangeKind::Int8),
     SqlType::Range(RangeKind::Num),
@@ -178,6 +189,7 @@ impl SqlType {
             SqlType::Refcursor => 1790,
             SqlType::Bit(_) => 1560,
             SqlType::VarBit(_) => 1562,
+            SqlType::Geo(kind) => kind.oid(),
             SqlType::Range(kind) => kind.oid(),
             SqlType::Array(element) => match element {
                 SqlType::Bool => 1000,
@@ -208,6 +220,7 @@ impl SqlType {
                 SqlType::MacAddr8 => 775,
                 SqlType::Bit(_) => 1561,
                 SqlType::VarBit(_) => 1563,
+                SqlType::Geo(kind) => kind.array_oid(),
                 SqlType::Range(kind) => kind.array_oid(),
                 SqlType::Record => 2287,
                 _ => 1009,
@@ -336,6 +349,9 @@ impl SqlType {
                 if let Some(kind) = RangeKind::ALL.into_iter().find(|k| k.oid() == other) {
                     return Some(SqlType::Range(kind));
                 }
+                if let Some(kind) = GeoKind::from_oid(other) {
+                    return Some(SqlType::Geo(kind));
+                }
                 let array = ELEMENTS
                     .iter()
                     .filter_map(|e| e.array_of())
@@ -414,6 +430,7 @@ impl SqlType {
             SqlType::Bit(Some(n)) => format!("bit({n})"),
             SqlType::VarBit(None) => "bit varying".into(),
             SqlType::VarBit(Some(n)) => format!("bit varying({n})"),
+            SqlType::Geo(kind) => kind.name().into(),
         }
     }
 
@@ -506,7 +523,8 @@ impl SqlType {
             | SqlType::Json
             | SqlType::Jsonb
             | SqlType::Bit(_)
-            | SqlType::VarBit(_) => None,
+            | SqlType::VarBit(_)
+            | SqlType::Geo(_) => None,
         }
     }
 }
@@ -566,6 +584,9 @@ mod tests {
             SqlType::VarBit(None),
             SqlType::VarBit(Some(5)),
             SqlType::Array(&SqlType::VarBit(None)),
+            SqlType::Geo(GeoKind::Point),
+            SqlType::Geo(GeoKind::Polygon),
+            SqlType::Array(&SqlType::Geo(GeoKind::Circle)),
             SqlType::Refcursor,
             SqlType::Range(RangeKind::Int4),
             SqlType::Range(RangeKind::Tstz),

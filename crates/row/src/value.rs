@@ -4,6 +4,7 @@ use crate::array::Array;
 use crate::bits::BitString;
 use crate::enums::EnumValue;
 use crate::error::RowError;
+use crate::geometry::Geometry;
 use crate::inet::Inet;
 use crate::interval::Interval;
 use crate::json::Jsonb;
@@ -70,6 +71,8 @@ pub enum Value {
     Range(Box<Range>),
     /// A `bit(n)` or `bit varying(n)` value (`bits.rs`).
     Bit(Box<BitString>),
+    /// A value of a geometric type (`geometry.rs`).
+    Geo(Box<Geometry>),
 }
 
 impl Value {
@@ -113,6 +116,7 @@ impl Value {
             Value::MacAddr8(_) => "macaddr8",
             Value::Range(r) => r.kind.name(),
             Value::Bit(_) => "bit",
+            Value::Geo(g) => g.kind().name(),
         }
     }
 
@@ -277,6 +281,7 @@ impl Value {
                 items.iter().all(|v| v.matches(*element))
             }
             (Value::Record(_), SqlType::Record) => true,
+            (Value::Geo(g), SqlType::Geo(kind)) => g.kind() == kind,
             (Value::Record(fields), SqlType::Composite(def)) => {
                 fields.len() == def.fields.len()
                     && (fields.iter().zip(&def.fields)).all(|(v, (_, t))| v.matches(*t))
@@ -322,6 +327,7 @@ impl Value {
             (Value::MacAddr(a), Value::MacAddr(b)) => a.cmp(b),
             (Value::MacAddr8(a), Value::MacAddr8(b)) => a.cmp(b),
             (Value::Bit(a), Value::Bit(b)) => a.cmp_bits(b),
+            (Value::Geo(a), Value::Geo(b)) => a.compare(b),
             (Value::Float4(a), Value::Float4(b)) => float(*a as f64, *b as f64),
             (Value::Float8(a), Value::Float8(b)) => float(*a, *b),
             (Value::Numeric(a), Value::Numeric(b)) => a.cmp(b),

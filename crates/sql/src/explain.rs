@@ -1405,6 +1405,11 @@ pub(crate) fn deparse(s: &Scalar, columns: &[String], types: &[SqlType]) -> Stri
             let a: Vec<String> = args.iter().map(d).collect();
             format!("({})::{}", a.join(", "), reg.name())
         }
+        Scalar::Func(Func::Geo(f), args) if f.symbol().is_some() => match args.as_slice() {
+            [a] => format!("({} {})", f.name, d(a)),
+            [a, b] => format!("({} {} {})", d(a), f.name, d(b)),
+            _ => format!("{}(...)", f.name),
+        },
         Scalar::Func(Func::Net(f), args) if f.symbol().is_some() => match args.as_slice() {
             [a] => format!("({} {})", f.symbol().unwrap_or("?"), d(a)),
             [a, b] => format!("({} {} {})", d(a), f.symbol().unwrap_or("?"), d(b)),
@@ -1547,6 +1552,7 @@ pub(crate) fn type_name(ty: SqlType) -> std::borrow::Cow<'static, str> {
         SqlType::InternalChar => "\"char\"",
         SqlType::Refcursor => "refcursor",
         SqlType::Range(kind) => kind.name(),
+        SqlType::Geo(kind) => kind.name(),
         SqlType::Bit(_) => "bit",
         SqlType::VarBit(_) => "bit varying",
     })

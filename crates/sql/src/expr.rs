@@ -246,7 +246,7 @@ fn type_of(op: &BinaryOperator, value: &Value) -> folio_row::SqlType {
 /// (of a finite dividend, for division) is 22003 overflow, and a zero
 /// product or quotient of nonzero operands (of a finite divisor, for
 /// division) 22003 underflow.
-fn float_arithmetic<T>(op: &BinaryOperator, x: T, y: T) -> Result<T, SqlError>
+pub(crate) fn float_arithmetic<T>(op: &BinaryOperator, x: T, y: T) -> Result<T, SqlError>
 where
     T: Copy
         + Default

@@ -161,6 +161,9 @@ pub enum Func {
     /// An operator or function of the network address types, bound by
     /// `network_functions::bind_call` / `bind_operator` / `bind_prefix`.
     Net(crate::network_functions::NetFunc),
+    /// An operator or function of the geometric types: its row of
+    /// `geometry_functions::SIGNATURES`, bound by that file.
+    Geo(&'static crate::geometry_functions::Signature),
     /// An advisory lock function (`advisory.rs`): runs on the session's
     /// locks, which the statement's `Env` carries.
     Advisory(crate::advisory::AdvisoryFunc),
@@ -421,6 +424,7 @@ impl Func {
             Func::Json(f) => f.name(),
             Func::Range(f) => f.name(),
             Func::Net(f) => f.name(),
+            Func::Geo(f) => Some(f.name),
             Func::Advisory(f) => f.name(),
             Func::EnumRange => Some("enum_range"),
             Func::FormatVariadic => Some("format"),
@@ -590,6 +594,7 @@ impl Func {
             Func::Json(f) => f.takes(count),
             Func::Range(f) => f.takes(count),
             Func::Net(_) => true,
+            Func::Geo(f) => f.params.len() == count,
             Func::Advisory(f) => f.takes(count),
             Func::Backend(f) => f.takes(count),
             Func::Crypto(f) => f.takes(count),
@@ -761,6 +766,7 @@ impl Func {
             Func::Json(f) => f.ty(args),
             Func::Range(f) => f.ty(args),
             Func::Net(f) => f.ty(args),
+            Func::Geo(f) => f.ty(),
             Func::Advisory(f) => f.ty(),
             Func::Backend(f) => f.ty(),
             Func::Crypto(f) => f.ty(),
@@ -1240,6 +1246,7 @@ impl Func {
             Func::Json(f) => f.eval(args)?,
             Func::Range(f) => f.eval(args)?,
             Func::Net(f) => f.eval(&args)?,
+            Func::Geo(f) => f.eval(&args)?,
             Func::Crypto(f) => f.eval(&args)?,
             Func::Wal(f) => f.eval(&args)?,
             Func::BitString(f) => f.eval(&args)?,
@@ -1722,6 +1729,7 @@ pub fn exists(name: &str) -> bool {
         || crate::table_functions::is_table_function_name(name)
         || crate::range_functions::is_name(name)
         || crate::network_functions::is_name(name)
+        || crate::geometry_functions::is_name(name)
         || matches!(
             name,
             "grouping" | "pg_typeof" | "enum_first" | "enum_last" | "enum_range"

@@ -75,6 +75,8 @@ mod from;
 mod function_definition;
 mod functions;
 mod generated;
+mod geometry_functions;
+mod geometry_operators;
 mod grouping_sets;
 mod has_role;
 mod hashed_subplan;

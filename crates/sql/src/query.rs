@@ -799,6 +799,7 @@ fn output_sort_key(scope: &Scope, o: &sqlparser::ast::OrderByExpr) -> Result<Sor
             )));
         }
     };
+    crate::geometry_functions::check_ordering(scope.types()[column])?;
     Ok(SortKey::of(column, &o.options))
 }
 
@@ -930,7 +931,7 @@ fn plan_select(
             "for SELECT DISTINCT, ORDER BY expressions must appear in select list",
         ));
     }
-    let types = match &shape {
+    let types: Vec<SqlType> = match &shape {
         Shape::Project(items) => {
             let mut row = scope.types();
             row.extend(windows.calls.iter().map(|c| c.ty));
@@ -942,6 +943,11 @@ fn plan_select(
             .map(|(c, _)| crate::user_types::of_oid(c.type_oid, -1).unwrap_or(SqlType::Text))
             .collect(),
     };
+    if distinct == Distinct::All {
+        for ty in types.iter().take(columns.len()) {
+            crate::geometry_functions::check_equality(*ty)?;
+        }
+    }
     // The columns the query reads: a single table's scan decodes only
     // them, and an index-only scan is possible when its key holds them.
     let mut reads: Vec<usize> = Vec::new();
@@ -1551,6 +1557,7 @@ fn sort_key<C: Columns + ?Sized>(
             o.expr
         )));
     };
+    crate::geometry_functions::check_ordering(bound.ty_in(relation))?;
     Ok(SortKey::of(column, &o.options))
 }
 
@@ -1736,6 +1743,11 @@ fn shape<C: Columns + ColumnNames + ?Sized>(
         return Err(SqlError::unsupported("* in an aggregate query"));
     }
     let expanded = group_by(select, source)?;
+    for key in &expanded.keys {
+        if let Ok(bound) = scalar::bind(key, source) {
+            crate::geometry_functions::check_equality(bound.ty_in(source))?;
+        }
+    }
     let binder = Binder::new(source, &expanded.keys)?;
     let having = match &select.having {
         Some(h) => {
@@ -1846,6 +1858,7 @@ fn post_sort_keys<C: Columns + ?Sized>(
                 items.len() - 1
             }
         };
+        crate::geometry_functions::check_ordering(items[column].ty_in(columns))?;
         keys.push(SortKey::of(column, &o.options));
     }
     Ok(keys)

@@ -428,6 +428,9 @@ fn bind_node(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, S
             op: UnaryOperator::Plus,
             expr,
         } => bind(expr, columns)?,
+        Expr::UnaryOp { op, expr: operand } if crate::geometry_functions::is_prefix(op) => {
+            crate::geometry_functions::bind_prefix(op, bind(operand, columns)?, columns)?
+        }
         Expr::UnaryOp { op, expr: operand } if crate::math_operators::is_prefix(op) => {
             let operand = bind(operand, columns)?;
             match crate::network_functions::bind_prefix(op, &operand, columns) {
@@ -453,6 +456,9 @@ fn bind_node(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, S
         } => bind(&crate::overlaps::call(left, right)?, columns)?,
         Expr::BinaryOp { left, op, right } => {
             let (a, b) = (bind(left, columns)?, bind(right, columns)?);
+            if let Some(bound) = crate::geometry_functions::bind_operator(op, &a, &b, columns) {
+                return bound;
+            }
             if let Some(bound) = crate::network_functions::bind_operator(op, &a, &b, columns) {
                 return bound;
             }
@@ -1146,6 +1152,12 @@ fn bind_node(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, S
                     .collect();
                 if !subscripts.is_empty() {
                     rest = &rest[subscripts.len()..];
+                    if let Some(bound) =
+                        crate::geometry_functions::bind_subscript(&value, &subscripts, columns)
+                    {
+                        value = bound?;
+                        continue;
+                    }
                     value = crate::array_subscripts::bind_subscripts(value, &subscripts, columns)?;
                     continue;
                 }
@@ -1470,6 +1482,10 @@ fn function(
         Err(args) => args,
     };
     let args = match crate::network_functions::bind_call(&name, args, columns)? {
+        Ok(call) => return Ok(call),
+        Err(args) => args,
+    };
+    let args = match crate::geometry_functions::bind_call(&name, args, columns)? {
         Ok(call) => return Ok(call),
         Err(args) => args,
     };
@@ -2371,6 +2387,7 @@ pub fn value_type(value: &Value) -> SqlType {
         Value::Range(r) => SqlType::Range(r.kind),
         // A `B'...'` literal's type, and a result's of unknown length.
         Value::Bit(_) => SqlType::Bit(None),
+        Value::Geo(g) => SqlType::Geo(g.kind()),
     }
 }
 

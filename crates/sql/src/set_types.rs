@@ -260,6 +260,7 @@ fn category(ty: SqlType) -> Category {
         | SqlType::MacAddr
         | SqlType::MacAddr8
         | SqlType::Refcursor
+        | SqlType::Geo(_)
         | SqlType::Range(_) => Category::Other,
     }
 }

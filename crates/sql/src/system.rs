@@ -1643,6 +1643,13 @@ const TYPES: &[(i64, &str, i16, bool, &str, i64, &str)] = &[
     (774, "macaddr8", 8, false, "U", 775, "p"),
     (1560, "bit", -1, false, "V", 1561, "x"),
     (1562, "varbit", -1, false, "V", 1563, "x"),
+    (600, "point", 16, false, "G", 1017, "p"),
+    (601, "lseg", 32, false, "G", 1018, "p"),
+    (602, "path", -1, false, "G", 1019, "x"),
+    (603, "box", 32, false, "G", 1020, "p"),
+    (604, "polygon", -1, false, "G", 1027, "x"),
+    (628, "line", 24, false, "G", 629, "p"),
+    (718, "circle", 24, false, "G", 719, "p"),
 ];
 
 /// A `pg_type` row: what differs between folio's kinds of types, the

@@ -176,6 +176,9 @@ fn named_type(name: &ast::ObjectName) -> Result<SqlType, SqlError> {
         "macaddr8" => SqlType::MacAddr8,
         "bit" => SqlType::Bit(None),
         "varbit" => SqlType::VarBit(None),
+        geo if folio_row::geometry::GeoKind::from_name(geo).is_some() => {
+            SqlType::Geo(folio_row::geometry::GeoKind::from_name(geo).expect("matched"))
+        }
         "refcursor" => SqlType::Refcursor,
         "float4" => SqlType::Float4,
         "float8" => SqlType::Float8,
@@ -442,6 +445,7 @@ pub fn typname(ty: SqlType) -> std::borrow::Cow<'static, str> {
         SqlType::MacAddr8 => "macaddr8",
         SqlType::Refcursor => "refcursor",
         SqlType::Range(kind) => kind.name(),
+        SqlType::Geo(kind) => kind.name(),
         SqlType::Bit(_) => "bit",
         SqlType::VarBit(_) => "varbit",
     })
@@ -486,6 +490,7 @@ pub fn coerce(value: Value, ty: SqlType) -> Result<Value, SqlError> {
             | SqlType::MacAddr8
             | SqlType::Bit(_)
             | SqlType::VarBit(_)
+            | SqlType::Geo(_)
             | SqlType::Range(_)
             | SqlType::Array(_),
         ) => Value::from_text_in(
@@ -606,6 +611,10 @@ pub fn cast(value: Value, ty: SqlType) -> Result<Value, SqlError> {
         }
         (v, SqlType::Inet | SqlType::Cidr | SqlType::MacAddr | SqlType::MacAddr8) => {
             return Err(no_cast(&v, ty));
+        }
+        // The geometric types' casts (`geometry_functions.rs`).
+        (v @ Value::Geo(_), _) | (v, SqlType::Geo(_)) => {
+            return crate::geometry_functions::cast(v, ty);
         }
         (v @ (Value::Json(_) | Value::Jsonb(_)), _) => crate::json_functions::cast(v, ty)?,
         // PostgreSQL's boolean-to-text cast spells the value out (its
@@ -769,6 +778,9 @@ pub fn check_cast_path(from: SqlType, ty: SqlType) -> Result<(), SqlError> {
     if crate::bit_functions::is_bits(from) || crate::bit_functions::is_bits(ty) {
         return crate::bit_functions::check_cast(from, ty);
     }
+    if matches!(from, SqlType::Geo(_)) || matches!(ty, SqlType::Geo(_)) {
+        return crate::geometry_functions::check_cast(from, ty);
+    }
     let sample = match from {
         SqlType::Int2 => Value::Int2(0),
         SqlType::Int4 => Value::Int4(0),
@@ -885,6 +897,7 @@ fn assignment_cast_of(from: SqlType, to: SqlType) -> bool {
     let time = |t| matches!(t, Date | Timestamp(_) | TimestampTz(_));
     from.oid() == to.oid()
         || matches!(to, Text | Varchar(_) | Char(_))
+        || crate::geometry_functions::assignment_cast(from, to)
         // Integers to oid (implicit), oid to integer and bigint.
         || (matches!(from, Int2 | Int4 | Int8) && to == Oid)
         || (from == Oid && matches!(to, Int4 | Int8))
@@ -1002,6 +1015,8 @@ pub fn binary_output(value: &Value, type_oid: u32) -> Result<Option<Vec<u8>>, Sq
         Value::PgLsn(x) => x.to_be_bytes().to_vec(),
         // PostgreSQL's `varbit_send`: the bit length, then the bytes.
         Value::Bit(b) => [&(b.len() as i32).to_be_bytes()[..], b.bytes()].concat(),
+        // PostgreSQL's `point_send` ... `circle_send` (`geometry.rs`).
+        Value::Geo(g) => g.to_bytes(),
         // A time: microseconds since midnight (PostgreSQL's `time_send`).
         Value::Int8(x) | Value::Timestamp(x) | Value::TimestampTz(x) | Value::Time(x) => {
             x.to_be_bytes().to_vec()
@@ -1286,6 +1301,9 @@ pub fn binary_input(bytes: &[u8], ty: SqlType) -> Result<Value, SqlError> {
         SqlType::Bytea => Value::Bytea(bytes.to_vec()),
         // PostgreSQL's `varbit_recv`: the bit length, then exactly its
         // bytes (22P03 otherwise), fitted to the type's length.
+        SqlType::Geo(kind) => Value::Geo(Box::new(
+            folio_row::geometry::Geometry::from_bytes(kind, bytes).ok_or_else(bad)?,
+        )),
         SqlType::Bit(_) | SqlType::VarBit(_) => {
             let (len, bits) = bytes.split_at_checked(4).ok_or_else(bad)?;
             let len = i32::from_be_bytes(len.try_into().expect("4"));

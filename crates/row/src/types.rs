@@ -54,6 +54,8 @@ pub enum SqlType {
     Json,
     /// `jsonb`: normalized JSON (`json.rs`).
     Jsonb,
+    /// `jsonpath` (`jsonpath.rs`); its values are `Value::JsonPath`.
+    JsonPath,
     /// A user-defined enum type, as one catalog version defines it
     /// (`enums.rs`): its oid, name and labels.
     Enum(&'static EnumType),
@@ -103,7 +105,7 @@ pub enum SqlType {
 const MAX_MODIFIED_ELEMENTS: usize = 4096;
 
 /// The element types arrays have.
-static ELEMENTS: [SqlType; 33] = [
+static ELEMENTS: [SqlType; 34] = [
     SqlType::Bool,
     SqlType::Bytea,
     SqlType::Int2,
@@ -130,6 +132,7 @@ static ELEMENTS: [SqlType; 33] = [
     SqlType::MacAddr8,
     SqlType::Bit(None),
     SqlType::VarBit(None),
+    SqlType::JsonPath,
     SqlType::Range(RangeKind::Int4),
     SqlType::Range(RangeKind::Int8),
     SqlType::Range(RangeKind::Num),
@@ -164,6 +167,7 @@ impl SqlType {
             SqlType::Record => 2249,
             SqlType::Json => 114,
             SqlType::Jsonb => 3802,
+            SqlType::JsonPath => 4072,
             SqlType::Enum(def) => def.oid,
             SqlType::Composite(def) => def.oid,
             SqlType::Oid => 26,
@@ -208,6 +212,7 @@ impl SqlType {
                 SqlType::MacAddr8 => 775,
                 SqlType::Bit(_) => 1561,
                 SqlType::VarBit(_) => 1563,
+                SqlType::JsonPath => 4073,
                 SqlType::Range(kind) => kind.array_oid(),
                 SqlType::Record => 2287,
                 _ => 1009,
@@ -319,6 +324,7 @@ impl SqlType {
             2249 => SqlType::Record,
             114 => SqlType::Json,
             3802 => SqlType::Jsonb,
+            4072 => SqlType::JsonPath,
             26 => SqlType::Oid,
             18 => SqlType::InternalChar,
             27 => SqlType::Tid,
@@ -397,6 +403,7 @@ impl SqlType {
             SqlType::Record => "record".into(),
             SqlType::Json => "json".into(),
             SqlType::Jsonb => "jsonb".into(),
+            SqlType::JsonPath => "jsonpath".into(),
             SqlType::Enum(def) => def.name.clone(),
             SqlType::Composite(def) => def.name.clone(),
             SqlType::Oid => "oid".into(),
@@ -505,6 +512,7 @@ impl SqlType {
             | SqlType::Composite(_)
             | SqlType::Json
             | SqlType::Jsonb
+            | SqlType::JsonPath
             | SqlType::Bit(_)
             | SqlType::VarBit(_) => None,
         }

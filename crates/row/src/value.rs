@@ -7,6 +7,7 @@ use crate::error::RowError;
 use crate::inet::Inet;
 use crate::interval::Interval;
 use crate::json::Jsonb;
+use crate::jsonpath::JsonPath;
 use crate::numeric::Numeric;
 use crate::range::Range;
 use crate::time_with_zone::TimeTz;
@@ -70,7 +71,12 @@ pub enum Value {
     Range(Box<Range>),
     /// A `bit(n)` or `bit varying(n)` value (`bits.rs`).
     Bit(Box<BitString>),
+    /// A `jsonpath` (`jsonpath.rs`).
+    JsonPath(Box<JsonPath>),
 }
+
+// A value stays four words: larger kinds are boxed.
+const _: () = assert!(std::mem::size_of::<Value>() == 32);
 
 impl Value {
     /// A one-dimensional array of lower bound 1 of `items`.
@@ -113,6 +119,7 @@ impl Value {
             Value::MacAddr8(_) => "macaddr8",
             Value::Range(r) => r.kind.name(),
             Value::Bit(_) => "bit",
+            Value::JsonPath(_) => "jsonpath",
         }
     }
 
@@ -262,6 +269,7 @@ impl Value {
                 | (Value::Interval(_), SqlType::Interval(_))
                 | (Value::Json(_), SqlType::Json)
                 | (Value::Jsonb(_), SqlType::Jsonb)
+                | (Value::JsonPath(_), SqlType::JsonPath)
                 | (Value::Oid(_), SqlType::Oid)
                 | (Value::Tid(..), SqlType::Tid)
                 | (Value::Xid(_), SqlType::Xid)

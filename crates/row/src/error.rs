@@ -143,6 +143,15 @@ pub enum RowError {
     /// A bit string past PostgreSQL's longest (54000).
     #[error("bit string length exceeds the maximum allowed ({0})")]
     BitStringLimit(usize),
+    /// A `jsonpath` syntax error (42601), its whole message
+    /// (`jsonpath_scan.rs`).
+    #[error("{0}")]
+    JsonPathSyntax(String),
+    /// `jsonpath` text PostgreSQL refuses with a DETAIL: 42601 for a
+    /// `syntax` error (a bad `like_regex` flag), 22P02 otherwise (a lone
+    /// surrogate).
+    #[error("invalid input syntax for type jsonpath")]
+    JsonPathInvalid { syntax: bool, detail: String },
     /// Stored bytes that are not a row or key of the expected shape.
     #[error("corrupt row or key: {0}")]
     Corrupt(String),
@@ -173,6 +182,7 @@ impl RowError {
                 Some(detail.clone())
             }
             RowError::CidrHostBits { .. } => Some("Value has bits set to right of mask.".into()),
+            RowError::JsonPathInvalid { detail, .. } => Some(detail.clone()),
             _ => None,
         }
     }
@@ -216,6 +226,8 @@ impl RowError {
             RowError::UnknownTimeZone(_) => "22023",
             RowError::ZoneDisplacement(_) => "22009",
             RowError::Corrupt(_) => "XX001",
+            RowError::JsonPathSyntax(_) | RowError::JsonPathInvalid { syntax: true, .. } => "42601",
+            RowError::JsonPathInvalid { .. } => "22P02",
             RowError::Unsupported(_) => "0A000",
         }
     }

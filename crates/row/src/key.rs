@@ -197,6 +197,8 @@ fn value_key(v: &Value, out: &mut Vec<u8>) {
         // no index has jsonb keys (`encode_key` refuses them).
         Value::Jsonb(j) => escaped(crate::json::equality_text(j).as_bytes(), out),
         Value::Bytea(b) => escaped(b, out),
+        // Equal bytes for equal paths: no index has jsonpath keys.
+        Value::JsonPath(p) => escaped(crate::jsonpath_text::stored_text(p).as_bytes(), out),
         Value::Bit(b) => {
             escaped(b.bytes(), out);
             out.extend_from_slice(&b.key_suffix());
@@ -316,6 +318,7 @@ pub fn hash_key(values: &[Value], out: &mut Vec<u8>) {
             Value::Inet(_) | Value::Cidr(_) => 28,
             Value::MacAddr(_) => 29,
             Value::MacAddr8(_) => 30,
+            Value::JsonPath(_) => 40,
             // bit and bit varying alike: they compare equal in PostgreSQL.
             Value::Bit(_) => 27,
             Value::Geo(_) => 31,
@@ -344,7 +347,10 @@ pub fn encode_key(values: &[Value], columns: &[KeyColumn]) -> Result<Vec<u8>, Ro
                 column: c.ty.name(),
             });
         }
-        if matches!(c.ty, SqlType::Json | SqlType::Jsonb | SqlType::Geo(_)) {
+        if matches!(
+            c.ty,
+            SqlType::Json | SqlType::Jsonb | SqlType::Geo(_) | SqlType::JsonPath
+        ) {
             return Err(RowError::Unsupported(format!(
                 "an index key of type {}",
                 c.ty.name()
@@ -574,7 +580,9 @@ fn key_value(r: &mut KeyReader<'_>, ty: SqlType) -> Result<Value, RowError> {
             Value::Record(fields)
         }
         SqlType::Record => return Err(corrupt("a record in an index key")),
-        SqlType::Json | SqlType::Jsonb => return Err(corrupt("json in an index key")),
+        SqlType::Json | SqlType::Jsonb | SqlType::JsonPath => {
+            return Err(corrupt("json in an index key"));
+        }
         SqlType::Numeric(_) => {
             let sign = r.byte()?;
             match sign {

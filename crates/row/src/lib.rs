@@ -27,6 +27,10 @@ mod interval_styles;
 mod interval_typmod;
 mod json;
 mod json_parse;
+mod jsonpath;
+mod jsonpath_parse;
+mod jsonpath_scan;
+mod jsonpath_text;
 mod key;
 pub mod lsn;
 pub mod macaddr;
@@ -70,6 +74,12 @@ pub use json::{
     number_text as json_number_text,
 };
 pub use json_parse::{Node as JsonNode, NodeKind as JsonNodeKind, parse as parse_json};
+pub use jsonpath::{
+    Accessor as PathAccessor, BinaryOp as PathBinaryOp, JsonPath, LAST_LEVEL as PATH_LAST_LEVEL,
+    Method as PathMethod, PathExpr, RegexFlags as PathRegexFlags, Subscript as PathSubscript,
+};
+pub use jsonpath_parse::parse_jsonpath;
+pub use jsonpath_text::{path_text, stored_text as path_stored_text};
 pub use key::{KeyColumn, MAX_KEY_LEN, decode_key, encode_key, hash_key};
 pub use numeric::{LongNumeric, MAX_NUMERIC_SCALE, MAX_WHOLE_DIGITS, Numeric, Rounding};
 pub use range::{Bound, Range, RangeKind};

@@ -128,6 +128,12 @@ fn put_value(out: &mut Vec<u8>, v: &Value, ty: SqlType) -> Result<(), RowError> 
             out.extend_from_slice(&inline_len(s.len())?.to_le_bytes());
             out.extend_from_slice(s.as_bytes());
         }
+        // A path as text that reads back as the same path.
+        Value::JsonPath(p) => {
+            let s = crate::jsonpath_text::stored_text(p);
+            out.extend_from_slice(&inline_len(s.len())?.to_le_bytes());
+            out.extend_from_slice(s.as_bytes());
+        }
         Value::Bytea(b) => {
             out.extend_from_slice(&inline_len(b.len())?.to_le_bytes());
             out.extend_from_slice(b);
@@ -661,7 +667,7 @@ fn decode_value(bytes: Option<&[u8]>, ty: SqlType) -> Result<Value, RowError> {
         SqlType::Range(kind) => decode_range(b, kind)?,
         SqlType::Composite(def) => decode_composite(b, def)?,
         SqlType::Record => return Err(corrupt("a record in a stored row")),
-        SqlType::Json | SqlType::Jsonb => {
+        SqlType::Json | SqlType::Jsonb | SqlType::JsonPath => {
             let text =
                 std::str::from_utf8(b).map_err(|_| corrupt("json text that is not UTF-8"))?;
             Value::from_text(ty, text).map_err(|_| corrupt("stored json text that is not JSON"))?

@@ -232,6 +232,7 @@ impl Value {
             Value::Record(fields) => crate::record_text::record_out(fields, style),
             Value::Json(text) => text.clone(),
             Value::Jsonb(j) => j.to_text(),
+            Value::JsonPath(p) => crate::jsonpath_text::path_text(p),
             Value::Enum(e) => e.label().name.clone(),
             Value::Oid(o) => o.to_string(),
             Value::Tid(block, offset) => crate::tid::tid_text(*block, *offset),
@@ -326,6 +327,9 @@ impl Value {
                 Value::Json(text.to_string())
             }
             SqlType::Jsonb => Value::Jsonb(Box::new(crate::json::Jsonb::parse(text)?)),
+            SqlType::JsonPath => {
+                Value::JsonPath(Box::new(crate::jsonpath_parse::parse_jsonpath(text)?))
+            }
             SqlType::Enum(def) => Value::Enum(def.value_of(text)?),
             SqlType::Composite(def) => def.record_in(text, zone, order)?,
             SqlType::Range(kind) => Value::Range(Box::new(crate::range_text::range_in(

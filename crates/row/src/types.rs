@@ -55,6 +55,8 @@ pub enum SqlType {
     Json,
     /// `jsonb`: normalized JSON (`json.rs`).
     Jsonb,
+    /// `jsonpath` (`jsonpath.rs`); its values are `Value::JsonPath`.
+    JsonPath,
     /// A user-defined enum type, as one catalog version defines it
     /// (`enums.rs`): its oid, name and labels.
     Enum(&'static EnumType),
@@ -107,7 +109,7 @@ pub enum SqlType {
 const MAX_MODIFIED_ELEMENTS: usize = 4096;
 
 /// The element types arrays have.
-static ELEMENTS: [SqlType; 40] = [
+static ELEMENTS: [SqlType; 41] = [
     SqlType::Bool,
     SqlType::Bytea,
     SqlType::Int2,
@@ -141,6 +143,7 @@ static ELEMENTS: [SqlType; 40] = [
     SqlType::Geo(GeoKind::Path),
     SqlType::Geo(GeoKind::Polygon),
     SqlType::Geo(GeoKind::Circle),
+    SqlType::JsonPath,
     SqlType::Range(RangeKind::Int4),
     SqlType::Range(RangeKind::Int8),
     SqlType::Range(RangeKind::Num),
@@ -175,6 +178,7 @@ impl SqlType {
             SqlType::Record => 2249,
             SqlType::Json => 114,
             SqlType::Jsonb => 3802,
+            SqlType::JsonPath => 4072,
             SqlType::Enum(def) => def.oid,
             SqlType::Composite(def) => def.oid,
             SqlType::Oid => 26,
@@ -221,6 +225,7 @@ impl SqlType {
                 SqlType::Bit(_) => 1561,
                 SqlType::VarBit(_) => 1563,
                 SqlType::Geo(kind) => kind.array_oid(),
+                SqlType::JsonPath => 4073,
                 SqlType::Range(kind) => kind.array_oid(),
                 SqlType::Record => 2287,
                 _ => 1009,
@@ -332,6 +337,7 @@ impl SqlType {
             2249 => SqlType::Record,
             114 => SqlType::Json,
             3802 => SqlType::Jsonb,
+            4072 => SqlType::JsonPath,
             26 => SqlType::Oid,
             18 => SqlType::InternalChar,
             27 => SqlType::Tid,
@@ -413,6 +419,7 @@ impl SqlType {
             SqlType::Record => "record".into(),
             SqlType::Json => "json".into(),
             SqlType::Jsonb => "jsonb".into(),
+            SqlType::JsonPath => "jsonpath".into(),
             SqlType::Enum(def) => def.name.clone(),
             SqlType::Composite(def) => def.name.clone(),
             SqlType::Oid => "oid".into(),
@@ -522,6 +529,7 @@ impl SqlType {
             | SqlType::Composite(_)
             | SqlType::Json
             | SqlType::Jsonb
+            | SqlType::JsonPath
             | SqlType::Bit(_)
             | SqlType::VarBit(_)
             | SqlType::Geo(_) => None,

@@ -8,6 +8,7 @@ use crate::geometry::Geometry;
 use crate::inet::Inet;
 use crate::interval::Interval;
 use crate::json::Jsonb;
+use crate::jsonpath::JsonPath;
 use crate::numeric::Numeric;
 use crate::range::Range;
 use crate::time_with_zone::TimeTz;
@@ -73,7 +74,12 @@ pub enum Value {
     Bit(Box<BitString>),
     /// A value of a geometric type (`geometry.rs`).
     Geo(Box<Geometry>),
+    /// A `jsonpath` (`jsonpath.rs`).
+    JsonPath(Box<JsonPath>),
 }
+
+// A value stays four words: larger kinds are boxed.
+const _: () = assert!(std::mem::size_of::<Value>() == 32);
 
 impl Value {
     /// A one-dimensional array of lower bound 1 of `items`.
@@ -117,6 +123,7 @@ impl Value {
             Value::Range(r) => r.kind.name(),
             Value::Bit(_) => "bit",
             Value::Geo(g) => g.kind().name(),
+            Value::JsonPath(_) => "jsonpath",
         }
     }
 
@@ -266,6 +273,7 @@ impl Value {
                 | (Value::Interval(_), SqlType::Interval(_))
                 | (Value::Json(_), SqlType::Json)
                 | (Value::Jsonb(_), SqlType::Jsonb)
+                | (Value::JsonPath(_), SqlType::JsonPath)
                 | (Value::Oid(_), SqlType::Oid)
                 | (Value::Tid(..), SqlType::Tid)
                 | (Value::Xid(_), SqlType::Xid)

@@ -1538,6 +1538,7 @@ pub(crate) fn type_name(ty: SqlType) -> std::borrow::Cow<'static, str> {
         SqlType::Record => "record",
         SqlType::Json => "json",
         SqlType::Jsonb => "jsonb",
+        SqlType::JsonPath => "jsonpath",
         SqlType::Array(element) => return format!("{}[]", type_name(*element)).into(),
         SqlType::Enum(def) => &def.name,
         SqlType::Composite(def) => &def.name,

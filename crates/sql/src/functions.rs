@@ -207,6 +207,8 @@ pub enum Func {
     Wal(crate::wal_functions::WalFunc),
     /// An operator or function of bit strings (`bit_functions.rs`).
     BitString(crate::bit_functions::BitStringFunc),
+    /// A SQL/JSON path function or operator (`jsonpath_functions.rs`).
+    JsonPath(crate::jsonpath_functions::PathFunc),
 }
 
 /// How many of a function's forms a call fits ([`Func::forms`]).
@@ -410,6 +412,7 @@ impl Func {
             .or_else(|| crate::setting_functions::SettingFunc::of(name).map(Func::Setting))
             .or_else(|| crate::xact_id::XactFunc::of(name).map(Func::Xact))
             .or_else(|| crate::wal_functions::WalFunc::of(name).map(Func::Wal))
+            .or_else(|| crate::jsonpath_functions::PathFunc::of(name).map(Func::JsonPath))
             .or_else(|| crate::bit_functions::BitStringFunc::of(name).map(Func::BitString))
     }
 
@@ -437,6 +440,7 @@ impl Func {
             Func::Setting(f) => f.name(),
             Func::Xact(f) => f.name(),
             Func::Wal(f) => f.name(),
+            Func::JsonPath(f) => f.name(),
             Func::BitString(f) => f.name(),
             _ => crate::names::name_in(&NAMES, &self),
         }
@@ -500,6 +504,7 @@ impl Func {
             Func::ToChar | Func::ToDate | Func::ToNumber => false,
             Func::Crypto(f) => f.immutable(),
             Func::Wal(f) => f.immutable(),
+            Func::JsonPath(f) => f.immutable(),
             Func::Net(f) => !f.of_connection(),
             _ => true,
         }
@@ -609,6 +614,7 @@ impl Func {
             Func::Unistr | Func::ToHex => count == 1,
             Func::Xact(f) => f.takes(count),
             Func::Wal(f) => f.takes(count),
+            Func::JsonPath(f) => f.takes(count),
             Func::BitString(f) => f.takes(count),
         }
     }
@@ -644,6 +650,7 @@ impl Func {
             }
             Func::Crypto(f) if !f.fits(types) => Forms::None,
             Func::Wal(f) if !f.fits(types) => Forms::None,
+            Func::JsonPath(f) if !f.fits(types) => Forms::None,
             Func::Bits(f) if !f.fits(types) => Forms::None,
             Func::WidthBucket if !crate::width_bucket::fits(types) => Forms::None,
             Func::Overlay if !crate::overlay::fits(types) => Forms::None,
@@ -781,6 +788,7 @@ impl Func {
             Func::Unistr | Func::ToHex => SqlType::Text,
             Func::Xact(f) => f.ty(),
             Func::Wal(f) => f.ty(),
+            Func::JsonPath(f) => f.ty(),
             Func::BitString(f) => f.ty(),
         }
     }
@@ -1249,6 +1257,7 @@ impl Func {
             Func::Geo(f) => f.eval(&args)?,
             Func::Crypto(f) => f.eval(&args)?,
             Func::Wal(f) => f.eval(&args)?,
+            Func::JsonPath(f) => f.eval(&args)?,
             Func::BitString(f) => f.eval(&args)?,
             Func::Float(f) => f.eval(&args)?,
             Func::Bits(f) => f.eval(&args)?,

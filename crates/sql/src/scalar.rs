@@ -468,6 +468,9 @@ fn bind_node(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, S
             if let Some(bound) = crate::range_functions::bind_operator(op, &a, &b, columns) {
                 return bound;
             }
+            if let Some(bound) = crate::jsonpath_functions::bind_operator(op, &a, &b, columns) {
+                return bound;
+            }
             if let Some(bound) = crate::json_functions::bind_operator(op, &a, &b, columns) {
                 return bound;
             }
@@ -1437,7 +1440,11 @@ fn function(
         return Ok(call);
     }
     let special =
-        crate::interval_functions::IntervalFunc::bind(&name, &list.args, |e| bind(e, columns));
+        crate::interval_functions::IntervalFunc::bind(&name, &list.args, |e| bind(e, columns))
+            .or_else(|| {
+                crate::jsonpath_functions::arguments(&name, &list.args)
+                    .map(|exprs| exprs?.iter().map(|e| bind(e, columns)).collect())
+            });
     let args = match special {
         Some(args) => args?,
         None => list
@@ -2375,6 +2382,7 @@ pub fn value_type(value: &Value) -> SqlType {
         Value::Record(_) => SqlType::Record,
         Value::Json(_) => SqlType::Json,
         Value::Jsonb(_) => SqlType::Jsonb,
+        Value::JsonPath(_) => SqlType::JsonPath,
         Value::Enum(e) => SqlType::Enum(e.ty),
         Value::Oid(_) => SqlType::Oid,
         Value::Tid(..) => SqlType::Tid,

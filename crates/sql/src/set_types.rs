@@ -251,6 +251,7 @@ fn category(ty: SqlType) -> Category {
         | SqlType::Composite(_)
         | SqlType::Json
         | SqlType::Jsonb
+        | SqlType::JsonPath
         | SqlType::Enum(_) => Category::Other,
         SqlType::Bytea
         | SqlType::Uuid

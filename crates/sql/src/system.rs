@@ -1635,6 +1635,7 @@ const TYPES: &[(i64, &str, i16, bool, &str, i64, &str)] = &[
     (1186, "interval", 16, false, "T", 1187, "p"),
     (114, "json", -1, false, "U", 199, "x"),
     (3802, "jsonb", -1, false, "U", 3807, "x"),
+    (4072, "jsonpath", -1, false, "U", 4073, "x"),
     (1790, "refcursor", -1, false, "U", 2201, "x"),
     (3220, "pg_lsn", 8, true, "U", 3221, "p"),
     (869, "inet", -1, false, "I", 1041, "m"),

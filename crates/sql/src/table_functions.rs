@@ -50,6 +50,11 @@ pub enum TableFunc {
     /// `string_to_table(text, delimiter [, null_string])`: the elements
     /// `string_to_array` gives, as rows (a NULL text gives none).
     StringSplit,
+    /// `jsonb_path_query(target, path [, vars [, silent]])` (`tz`: its
+    /// `_tz` form): the items the path yields (`jsonpath_functions.rs`).
+    JsonPathQuery {
+        tz: bool,
+    },
     /// A json or jsonb value's elements, members or keys.
     Json(crate::json_table_functions::JsonTableFunc),
     /// Records of the columns the call's column definition list declares
@@ -133,6 +138,8 @@ pub fn is_table_function_name(name: &str) -> bool {
             | "regexp_matches"
             | "regexp_split_to_table"
             | "string_to_table"
+            | "jsonb_path_query"
+            | "jsonb_path_query_tz"
             | "pg_listening_channels"
             | ROWS_FROM
             | crate::plpgsql::set_returning::ROWS_FUNCTION
@@ -159,11 +166,20 @@ impl FunctionScan {
         }
         let none: &[SqlType] = &[];
         let mut bound = Vec::with_capacity(args.len());
-        for arg in args {
-            let FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) = arg else {
-                return Err(SqlError::unsupported(format!("the argument {arg}")));
-            };
-            bound.push(scalar::bind(e, none)?);
+        match crate::jsonpath_functions::arguments(&names::function(name), args) {
+            Some(exprs) => {
+                for e in exprs? {
+                    bound.push(scalar::bind(&e, none)?);
+                }
+            }
+            None => {
+                for arg in args {
+                    let FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) = arg else {
+                        return Err(SqlError::unsupported(format!("the argument {arg}")));
+                    };
+                    bound.push(scalar::bind(e, none)?);
+                }
+            }
         }
         let func = match names::function(name).as_str() {
             "unnest" if bound.len() > 1 => {
@@ -220,6 +236,11 @@ impl FunctionScan {
             "regexp_matches" if (2..=3).contains(&bound.len()) => TableFunc::RegexMatches,
             "regexp_split_to_table" if (2..=3).contains(&bound.len()) => TableFunc::RegexSplit,
             "string_to_table" if (2..=3).contains(&bound.len()) => TableFunc::StringSplit,
+            "jsonb_path_query" | "jsonb_path_query_tz" if (2..=4).contains(&bound.len()) => {
+                TableFunc::JsonPathQuery {
+                    tz: names::function(name).ends_with("_tz"),
+                }
+            }
             "pg_listening_channels" if bound.is_empty() => TableFunc::ListeningChannels,
             other => match crate::json_table_functions::JsonTableFunc::of(other) {
                 Some(f) if bound.len() == 1 => {
@@ -259,6 +280,8 @@ impl FunctionScan {
             TableFunc::RegexMatches => "regexp_matches",
             TableFunc::RegexSplit => "regexp_split_to_table",
             TableFunc::StringSplit => "string_to_table",
+            TableFunc::JsonPathQuery { tz: false } => "jsonb_path_query",
+            TableFunc::JsonPathQuery { tz: true } => "jsonb_path_query_tz",
             TableFunc::Json(f) => f.name(),
             TableFunc::Record(f) => f.name(),
             TableFunc::ListeningChannels => "pg_listening_channels",
@@ -388,6 +411,7 @@ impl FunctionScan {
                     .collect()
             }
             TableFunc::RegexMatches => vec![SqlType::Array(&SqlType::Text)],
+            TableFunc::JsonPathQuery { .. } => vec![SqlType::Jsonb],
             TableFunc::RegexSplit | TableFunc::StringSplit | TableFunc::ListeningChannels => {
                 vec![SqlType::Text]
             }
@@ -577,6 +601,11 @@ impl FunctionScan {
                     for item in items {
                         push(item)?;
                     }
+                }
+            }
+            TableFunc::JsonPathQuery { .. } => {
+                for item in crate::jsonpath_functions::query_rows(&args)? {
+                    push(item)?;
                 }
             }
             TableFunc::StringSplit => {

@@ -196,6 +196,7 @@ fn named_type(name: &ast::ObjectName) -> Result<SqlType, SqlError> {
         "interval" => SqlType::Interval(None),
         "json" => SqlType::Json,
         "jsonb" => SqlType::Jsonb,
+        "jsonpath" => SqlType::JsonPath,
         range if folio_row::RangeKind::of_name(range).is_some() => {
             SqlType::Range(folio_row::RangeKind::of_name(range).expect("matched"))
         }
@@ -431,6 +432,7 @@ pub fn typname(ty: SqlType) -> std::borrow::Cow<'static, str> {
         SqlType::Record => "record",
         SqlType::Json => "json",
         SqlType::Jsonb => "jsonb",
+        SqlType::JsonPath => "jsonpath",
         SqlType::Array(element) => return format!("_{}", typname(*element)).into(),
         SqlType::Enum(def) => &def.name,
         SqlType::Composite(def) => &def.name,
@@ -457,6 +459,8 @@ pub fn typname(ty: SqlType) -> std::borrow::Cow<'static, str> {
 /// through folio-row's assignment rules (`Value::fit`).
 pub fn coerce(value: Value, ty: SqlType) -> Result<Value, SqlError> {
     let value = match (value, ty) {
+        // Its like_regex patterns compiled too (`jsonpath_functions.rs`).
+        (Value::Text(s), SqlType::JsonPath) => crate::jsonpath_functions::parse(&s)?,
         // The type's input syntax: folio-row's, the one owner of it.
         (
             Value::Text(s),
@@ -754,6 +758,9 @@ pub fn cast(value: Value, ty: SqlType) -> Result<Value, SqlError> {
         (v @ Value::Bit(_), _) | (v, SqlType::Bit(_) | SqlType::VarBit(_)) => {
             crate::bit_functions::cast(v, ty)?
         }
+        // A jsonpath is only text's (above).
+        (v @ Value::JsonPath(_), _) if ty != SqlType::JsonPath => return Err(no_cast(&v, ty)),
+        (v, SqlType::JsonPath) if !matches!(v, Value::JsonPath(_)) => return Err(no_cast(&v, ty)),
         // Only text, json and jsonb become json (above).
         (v, SqlType::Json | SqlType::Jsonb) => return Err(no_cast(&v, ty)),
         (v, _) => v,
@@ -1050,6 +1057,12 @@ pub fn binary_output(value: &Value, type_oid: u32) -> Result<Option<Vec<u8>>, Sq
             out.extend_from_slice(j.to_text().as_bytes());
             out
         }
+        // PostgreSQL's jsonpath_send: the same.
+        Value::JsonPath(p) => {
+            let mut out = vec![1];
+            out.extend_from_slice(folio_row::path_text(p).as_bytes());
+            out
+        }
     }))
 }
 
@@ -1334,6 +1347,18 @@ pub fn binary_input(bytes: &[u8], ty: SqlType) -> Result<Value, SqlError> {
                 return Err(SqlError::new(
                     "XX000",
                     format!("unsupported jsonb version number {version}"),
+                ));
+            }
+            None => return Err(bad()),
+        },
+        SqlType::JsonPath => match bytes.split_first() {
+            Some((1, text)) => {
+                crate::jsonpath_functions::parse(std::str::from_utf8(text).map_err(|_| bad())?)?
+            }
+            Some((version, _)) => {
+                return Err(SqlError::new(
+                    "XX000",
+                    format!("unsupported jsonpath version number: {version}"),
                 ));
             }
             None => return Err(bad()),

@@ -201,6 +201,8 @@ fn value_key(v: &Value, out: &mut Vec<u8>) {
             escaped(b.bytes(), out);
             out.extend_from_slice(&b.key_suffix());
         }
+        Value::TsVector(t) => t.key_bytes(out),
+        Value::TsQuery(q) => q.key_bytes(out),
         Value::Numeric(n) => numeric_key(n, out),
         Value::Range(r) => range_key(r, out),
         Value::Array(array) => {
@@ -315,6 +317,8 @@ pub fn hash_key(values: &[Value], out: &mut Vec<u8>) {
             Value::MacAddr8(_) => 30,
             // bit and bit varying alike: they compare equal in PostgreSQL.
             Value::Bit(_) => 27,
+            Value::TsVector(_) => 38,
+            Value::TsQuery(_) => 39,
         };
         out.push(tag);
         if tag != 0 {
@@ -378,13 +382,13 @@ pub fn encode_key(values: &[Value], columns: &[KeyColumn]) -> Result<Vec<u8>, Ro
 }
 
 /// Reads keys back (index-only scans).
-struct KeyReader<'a> {
+pub(crate) struct KeyReader<'a> {
     rest: &'a [u8],
     invert: bool,
 }
 
 impl KeyReader<'_> {
-    fn byte(&mut self) -> Result<u8, RowError> {
+    pub(crate) fn byte(&mut self) -> Result<u8, RowError> {
         let (&b, tail) = self
             .rest
             .split_first()
@@ -407,7 +411,7 @@ impl KeyReader<'_> {
         Ok(out)
     }
 
-    fn unescaped(&mut self) -> Result<Vec<u8>, RowError> {
+    pub(crate) fn unescaped(&mut self) -> Result<Vec<u8>, RowError> {
         let mut out = Vec::new();
         loop {
             match self.byte()? {
@@ -520,6 +524,8 @@ fn key_value(r: &mut KeyReader<'_>, ty: SqlType) -> Result<Value, RowError> {
                 _ => return Err(corrupt("bit string key of the wrong length")),
             }
         }
+        SqlType::TsVector => Value::TsVector(Box::new(crate::tsvector::TsVector::from_key(r)?)),
+        SqlType::TsQuery => Value::TsQuery(Box::new(crate::tsquery::TsQuery::from_key(r)?)),
         SqlType::Array(element) => {
             let mut items = Vec::new();
             loop {

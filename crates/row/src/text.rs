@@ -232,6 +232,8 @@ impl Value {
             Value::MacAddr8(m) => crate::macaddr::mac_text(m),
             Value::Range(r) => crate::range_text::range_out(r, style),
             Value::Bit(b) => b.text(),
+            Value::TsVector(v) => v.text(),
+            Value::TsQuery(q) => q.text(),
         })
     }
 
@@ -322,6 +324,8 @@ impl Value {
             SqlType::Bit(_) | SqlType::VarBit(_) => {
                 Value::Bit(Box::new(crate::bits::BitString::parse(text)?))
             }
+            SqlType::TsVector => Value::TsVector(Box::new(crate::tsvector::TsVector::parse(text)?)),
+            SqlType::TsQuery => Value::TsQuery(Box::new(crate::tsquery::TsQuery::parse(text)?)),
             SqlType::Record => {
                 return Err(RowError::Unsupported(
                     "input of anonymous composite types is not implemented".into(),

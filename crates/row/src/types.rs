@@ -96,6 +96,10 @@ pub enum SqlType {
     Bit(Option<u32>),
     /// `bit varying(n)` (`varbit`): at most `n` bits; `None`, any.
     VarBit(Option<u32>),
+    /// `tsvector` (`tsvector.rs`).
+    TsVector,
+    /// `tsquery` (`tsquery.rs`).
+    TsQuery,
 }
 
 /// Most distinct element types with a modifier that arrays keep
@@ -103,7 +107,7 @@ pub enum SqlType {
 const MAX_MODIFIED_ELEMENTS: usize = 4096;
 
 /// The element types arrays have.
-static ELEMENTS: [SqlType; 33] = [
+static ELEMENTS: [SqlType; 35] = [
     SqlType::Bool,
     SqlType::Bytea,
     SqlType::Int2,
@@ -130,6 +134,8 @@ static ELEMENTS: [SqlType; 33] = [
     SqlType::MacAddr8,
     SqlType::Bit(None),
     SqlType::VarBit(None),
+    SqlType::TsVector,
+    SqlType::TsQuery,
     SqlType::Range(RangeKind::Int4),
     SqlType::Range(RangeKind::Int8),
     SqlType::Range(RangeKind::Num),
@@ -178,6 +184,8 @@ impl SqlType {
             SqlType::Refcursor => 1790,
             SqlType::Bit(_) => 1560,
             SqlType::VarBit(_) => 1562,
+            SqlType::TsVector => 3614,
+            SqlType::TsQuery => 3615,
             SqlType::Range(kind) => kind.oid(),
             SqlType::Array(element) => match element {
                 SqlType::Bool => 1000,
@@ -208,6 +216,8 @@ impl SqlType {
                 SqlType::MacAddr8 => 775,
                 SqlType::Bit(_) => 1561,
                 SqlType::VarBit(_) => 1563,
+                SqlType::TsVector => 3643,
+                SqlType::TsQuery => 3645,
                 SqlType::Range(kind) => kind.array_oid(),
                 SqlType::Record => 2287,
                 _ => 1009,
@@ -331,6 +341,8 @@ impl SqlType {
             1560 => SqlType::Bit(u32::try_from(typmod).ok().filter(|n| *n > 0)),
             1562 => SqlType::VarBit(u32::try_from(typmod).ok().filter(|n| *n > 0)),
             1790 => SqlType::Refcursor,
+            3614 => SqlType::TsVector,
+            3615 => SqlType::TsQuery,
             1014 => return SqlType::Char(modifier.unwrap_or(1)).array_keeping_modifier(),
             other => {
                 if let Some(kind) = RangeKind::ALL.into_iter().find(|k| k.oid() == other) {
@@ -414,6 +426,8 @@ impl SqlType {
             SqlType::Bit(Some(n)) => format!("bit({n})"),
             SqlType::VarBit(None) => "bit varying".into(),
             SqlType::VarBit(Some(n)) => format!("bit varying({n})"),
+            SqlType::TsVector => "tsvector".into(),
+            SqlType::TsQuery => "tsquery".into(),
         }
     }
 
@@ -506,7 +520,9 @@ impl SqlType {
             | SqlType::Json
             | SqlType::Jsonb
             | SqlType::Bit(_)
-            | SqlType::VarBit(_) => None,
+            | SqlType::VarBit(_)
+            | SqlType::TsVector
+            | SqlType::TsQuery => None,
         }
     }
 }

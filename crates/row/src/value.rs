@@ -10,6 +10,8 @@ use crate::json::Jsonb;
 use crate::numeric::Numeric;
 use crate::range::Range;
 use crate::time_with_zone::TimeTz;
+use crate::tsquery::TsQuery;
+use crate::tsvector::TsVector;
 use crate::types::SqlType;
 use std::cmp::Ordering;
 
@@ -70,6 +72,10 @@ pub enum Value {
     Range(Box<Range>),
     /// A `bit(n)` or `bit varying(n)` value (`bits.rs`).
     Bit(Box<BitString>),
+    /// A `tsvector` (`tsvector.rs`).
+    TsVector(Box<TsVector>),
+    /// A `tsquery` (`tsquery.rs`).
+    TsQuery(Box<TsQuery>),
 }
 
 impl Value {
@@ -113,6 +119,8 @@ impl Value {
             Value::MacAddr8(_) => "macaddr8",
             Value::Range(r) => r.kind.name(),
             Value::Bit(_) => "bit",
+            Value::TsVector(_) => "tsvector",
+            Value::TsQuery(_) => "tsquery",
         }
     }
 
@@ -271,6 +279,8 @@ impl Value {
                 | (Value::MacAddr(_), SqlType::MacAddr)
                 | (Value::MacAddr8(_), SqlType::MacAddr8)
                 | (Value::Bit(_), SqlType::Bit(_) | SqlType::VarBit(_))
+                | (Value::TsVector(_), SqlType::TsVector)
+                | (Value::TsQuery(_), SqlType::TsQuery)
                 | (Value::Text(_), SqlType::InternalChar | SqlType::Refcursor)
         ) || match (self, ty) {
             (Value::Array(items), SqlType::Array(element)) => {
@@ -322,6 +332,8 @@ impl Value {
             (Value::MacAddr(a), Value::MacAddr(b)) => a.cmp(b),
             (Value::MacAddr8(a), Value::MacAddr8(b)) => a.cmp(b),
             (Value::Bit(a), Value::Bit(b)) => a.cmp_bits(b),
+            (Value::TsVector(a), Value::TsVector(b)) => a.cmp_tsvector(b),
+            (Value::TsQuery(a), Value::TsQuery(b)) => a.cmp_tsquery(b),
             (Value::Float4(a), Value::Float4(b)) => float(*a as f64, *b as f64),
             (Value::Float8(a), Value::Float8(b)) => float(*a, *b),
             (Value::Numeric(a), Value::Numeric(b)) => a.cmp(b),

@@ -204,6 +204,8 @@ pub enum Func {
     Wal(crate::wal_functions::WalFunc),
     /// An operator or function of bit strings (`bit_functions.rs`).
     BitString(crate::bit_functions::BitStringFunc),
+    /// An operator or function of text search (`ts_functions.rs`).
+    TextSearch(crate::ts_functions::TsFunc),
 }
 
 /// How many of a function's forms a call fits ([`Func::forms`]).
@@ -434,6 +436,7 @@ impl Func {
             Func::Xact(f) => f.name(),
             Func::Wal(f) => f.name(),
             Func::BitString(f) => f.name(),
+            Func::TextSearch(f) => f.name(),
             _ => crate::names::name_in(&NAMES, &self),
         }
     }
@@ -605,6 +608,7 @@ impl Func {
             Func::Xact(f) => f.takes(count),
             Func::Wal(f) => f.takes(count),
             Func::BitString(f) => f.takes(count),
+            Func::TextSearch(_) => true,
         }
     }
 
@@ -776,6 +780,7 @@ impl Func {
             Func::Xact(f) => f.ty(),
             Func::Wal(f) => f.ty(),
             Func::BitString(f) => f.ty(),
+            Func::TextSearch(f) => f.ty(),
         }
     }
 
@@ -1243,6 +1248,7 @@ impl Func {
             Func::Crypto(f) => f.eval(&args)?,
             Func::Wal(f) => f.eval(&args)?,
             Func::BitString(f) => f.eval(&args)?,
+            Func::TextSearch(f) => f.eval(&args)?,
             Func::Float(f) => f.eval(&args)?,
             Func::Bits(f) => f.eval(&args)?,
             Func::Unistr => Value::Text(crate::string_literals::unistr(&text(&args[0])?)?),
@@ -1722,6 +1728,7 @@ pub fn exists(name: &str) -> bool {
         || crate::table_functions::is_table_function_name(name)
         || crate::range_functions::is_name(name)
         || crate::network_functions::is_name(name)
+        || crate::ts_functions::is_name(name)
         || matches!(
             name,
             "grouping" | "pg_typeof" | "enum_first" | "enum_last" | "enum_range"

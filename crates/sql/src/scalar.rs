@@ -428,6 +428,22 @@ fn bind_node(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, S
             op: UnaryOperator::Plus,
             expr,
         } => bind(expr, columns)?,
+        // `!! q`: a tsquery's negation (PostgreSQL 15 has no other `!!`).
+        Expr::UnaryOp {
+            op: op @ UnaryOperator::PGPrefixFactorial,
+            expr: operand,
+        } => {
+            let operand = bind(operand, columns)?;
+            match crate::ts_functions::bind_prefix(op, &operand, columns) {
+                Some(bound) => bound?,
+                None => {
+                    return Err(crate::functions::no_operator(format!(
+                        "operator does not exist: !! {}",
+                        crate::set_types::name(operand.ty_in(columns))
+                    )));
+                }
+            }
+        }
         Expr::UnaryOp { op, expr: operand } if crate::math_operators::is_prefix(op) => {
             let operand = bind(operand, columns)?;
             match crate::network_functions::bind_prefix(op, &operand, columns) {
@@ -454,6 +470,9 @@ fn bind_node(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, S
         Expr::BinaryOp { left, op, right } => {
             let (a, b) = (bind(left, columns)?, bind(right, columns)?);
             if let Some(bound) = crate::network_functions::bind_operator(op, &a, &b, columns) {
+                return bound;
+            }
+            if let Some(bound) = crate::ts_functions::bind_operator(op, &a, &b, columns) {
                 return bound;
             }
             let (a, b) = crate::network_functions::relabeled(a, b, columns)?;
@@ -1473,6 +1492,10 @@ fn function(
         Ok(call) => return Ok(call),
         Err(args) => args,
     };
+    let args = match crate::ts_functions::bind_call(&name, args, columns)? {
+        Ok(call) => return Ok(call),
+        Err(args) => args,
+    };
     // `timezone(zone, ts)`: as `ts AT TIME ZONE zone`.
     let args = match (name.as_str(), <[Scalar; 2]>::try_from(args)) {
         ("timezone", Ok([zone, ts])) => return crate::time_zones::bind(ts, zone, false, columns),
@@ -2371,6 +2394,8 @@ pub fn value_type(value: &Value) -> SqlType {
         Value::Range(r) => SqlType::Range(r.kind),
         // A `B'...'` literal's type, and a result's of unknown length.
         Value::Bit(_) => SqlType::Bit(None),
+        Value::TsVector(_) => SqlType::TsVector,
+        Value::TsQuery(_) => SqlType::TsQuery,
     }
 }
 

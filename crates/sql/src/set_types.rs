@@ -260,6 +260,8 @@ fn category(ty: SqlType) -> Category {
         | SqlType::MacAddr
         | SqlType::MacAddr8
         | SqlType::Refcursor
+        | SqlType::TsVector
+        | SqlType::TsQuery
         | SqlType::Range(_) => Category::Other,
     }
 }

@@ -210,17 +210,26 @@ pub fn plain_query(config: Option<&str>, text: &str, phrase: bool) -> Result<TsQ
     })
 }
 
-/// `websearch_to_tsquery`: words (`&` between), `"quoted phrases"`,
-/// `or` between alternatives, `-word` for not.
+/// `websearch_to_tsquery`: terms (`&` between; a term's lexemes in a
+/// phrase), `"quoted phrases"`, `or` between two terms for an
+/// alternative, `-term` for not. Blanks and `: ! & | ( ) < >` end a term
+/// and are otherwise ignored (no grouping), as PostgreSQL's.
 pub fn websearch_query(config: Option<&str>, text: &str) -> Result<TsQuery, SqlError> {
     check_config(config)?;
-    // Alternatives, each a list of terms.
-    let mut alternatives: Vec<Vec<QueryNode>> = vec![Vec::new()];
+    /// A term: its query, whether it was the bare word `or`.
+    struct Term {
+        node: Option<QueryNode>,
+        or: bool,
+    }
+    let splits = |c: char| {
+        c.is_whitespace() || matches!(c, ':' | '!' | '&' | '|' | '(' | ')' | '<' | '>' | '"')
+    };
     let chars: Vec<char> = text.chars().collect();
+    let mut terms: Vec<Term> = Vec::new();
     let mut i = 0;
     while i < chars.len() {
         let c = chars[i];
-        if c.is_whitespace() {
+        if c != '"' && splits(c) {
             i += 1;
             continue;
         }
@@ -228,36 +237,43 @@ pub fn websearch_query(config: Option<&str>, text: &str) -> Result<TsQuery, SqlE
         if negate {
             i += 1;
         }
-        let (term, end) = if chars.get(i) == Some(&'"') {
+        let (node, or, end) = if chars.get(i) == Some(&'"') {
             let close = chars[i + 1..]
                 .iter()
                 .position(|c| *c == '"')
                 .map_or(chars.len(), |p| i + 1 + p);
             let inner: String = chars[i + 1..close].iter().collect();
-            (chain(&lexemes(&inner), true, 0, false), close + 1)
+            (chain(&lexemes(&inner), true, 0, false), false, close + 1)
         } else {
             let mut j = i;
-            while j < chars.len() && !chars[j].is_whitespace() && chars[j] != '"' {
+            while j < chars.len() && !splits(chars[j]) {
                 j += 1;
             }
             let word: String = chars[i..j].iter().collect();
-            if !negate && word.eq_ignore_ascii_case("or") {
-                if alternatives.last().is_some_and(|a| !a.is_empty()) {
-                    alternatives.push(Vec::new());
-                }
-                i = j;
-                continue;
-            }
-            (chain(&lexemes(&word), true, 0, false), j)
+            let or = !negate && word.eq_ignore_ascii_case("or");
+            (chain(&lexemes(&word), true, 0, false), or, j)
         };
         i = end;
-        if let Some(term) = term {
-            let term = if negate {
-                QueryNode::Not(Box::new(term))
-            } else {
-                term
-            };
-            alternatives.last_mut().expect("one").push(term);
+        let node = if negate {
+            node.map(|n| QueryNode::Not(Box::new(n)))
+        } else {
+            node
+        };
+        if node.is_some() {
+            terms.push(Term { node, or });
+        }
+    }
+    // Alternatives, each a list of terms: `or` between two terms splits.
+    let mut alternatives: Vec<Vec<QueryNode>> = vec![Vec::new()];
+    let count = terms.len();
+    for (k, term) in terms.into_iter().enumerate() {
+        let current = alternatives.last_mut().expect("one");
+        if term.or && !current.is_empty() && k + 1 < count {
+            alternatives.push(Vec::new());
+            continue;
+        }
+        if let Some(node) = term.node {
+            current.push(node);
         }
     }
     let mut root: Option<QueryNode> = None;
@@ -333,6 +349,29 @@ mod tests {
             websearch_query(simple, "a \"b c\" or d -e").unwrap().text(),
             "'a' & 'b' <-> 'c' | 'd' & !'e'"
         );
+        for (input, output) in [
+            (
+                "I have a fat:*ABCD cat",
+                "'i' & 'have' & 'a' & 'fat' & 'abcd' & 'cat'",
+            ),
+            ("fat*rat", "'fat' <-> 'rat'"),
+            ("abc (pg or class)", "'abc' & 'pg' | 'class'"),
+            ("cat OR", "'cat' & 'or'"),
+            ("or OR or", "'or' | 'or'"),
+            (
+                "\"fat cat\"or\"fat rat\"",
+                "'fat' <-> 'cat' | 'fat' <-> 'rat'",
+            ),
+            ("fat or>rat", "'fat' | 'rat'"),
+            ("abc or-abc", "'abc' & 'or-abc' <-> 'or' <-> 'abc'"),
+            (":", ""),
+        ] {
+            assert_eq!(
+                websearch_query(simple, input).unwrap().text(),
+                output,
+                "{input}"
+            );
+        }
         assert_eq!(query_tree(&TsQuery::parse("!a & b").unwrap()), "'b'");
         assert_eq!(query_tree(&TsQuery::parse("!a").unwrap()), "T");
         assert_eq!(to_tsvector(Some("english"), "x").unwrap_err().code, "0A000");

@@ -147,6 +147,35 @@ pub fn to_array(v: &TsVector) -> Value {
     )
 }
 
+/// The rows of `unnest(v)`: each lexeme, its positions (int2[]) and
+/// their weights' letters (text[]), both NULL for a stripped lexeme.
+pub fn unnest_rows(v: &TsVector) -> Vec<Vec<Value>> {
+    v.lexemes()
+        .iter()
+        .map(|l| {
+            let (positions, weights) = if l.positions.is_empty() {
+                (Value::Null, Value::Null)
+            } else {
+                (
+                    Value::array(
+                        l.positions
+                            .iter()
+                            .map(|p| Value::Int2(p.pos() as i16))
+                            .collect(),
+                    ),
+                    Value::array(
+                        l.positions
+                            .iter()
+                            .map(|p| Value::Text(folio_row::weight_letter(p.weight()).to_string()))
+                            .collect(),
+                    ),
+                )
+            };
+            vec![Value::Text(l.word.clone()), positions, weights]
+        })
+        .collect()
+}
+
 /// `array_to_tsvector(words)`: the lexemes, without positions (22004 for
 /// a NULL, 2200F for an empty string).
 pub fn from_array(words: &[Value]) -> Result<TsVector, SqlError> {

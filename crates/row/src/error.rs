@@ -140,6 +140,10 @@ pub enum RowError {
     /// A bit string longer than its `bit varying(n)` (22001).
     #[error("bit string too long for type bit varying({0})")]
     BitStringTooLong(u32),
+    /// Text search input and limits (`ts_token.rs`, `tsvector.rs`,
+    /// `tsquery.rs`): PostgreSQL's SQLSTATE and message.
+    #[error("{message}")]
+    TextSearch { code: &'static str, message: String },
     /// A bit string past PostgreSQL's longest (54000).
     #[error("bit string length exceeds the maximum allowed ({0})")]
     BitStringLimit(usize),
@@ -225,6 +229,7 @@ impl RowError {
             RowError::InvalidDateTime { .. } => "22007",
             RowError::UnknownTimeZone(_) => "22023",
             RowError::ZoneDisplacement(_) => "22009",
+            RowError::TextSearch { code, .. } => code,
             RowError::Corrupt(_) => "XX001",
             RowError::JsonPathSyntax(_) | RowError::JsonPathInvalid { syntax: true, .. } => "42601",
             RowError::JsonPathInvalid { .. } => "22P02",

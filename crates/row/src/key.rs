@@ -206,6 +206,8 @@ fn value_key(v: &Value, out: &mut Vec<u8>) {
         // Equal bytes for equal values, not an order: no index has keys
         // of a geometric type (`encode_key` refuses them).
         Value::Geo(g) => escaped(&g.to_bytes(), out),
+        Value::TsVector(t) => t.key_bytes(out),
+        Value::TsQuery(q) => q.key_bytes(out),
         Value::Numeric(n) => numeric_key(n, out),
         Value::Range(r) => range_key(r, out),
         Value::Array(array) => {
@@ -322,6 +324,8 @@ pub fn hash_key(values: &[Value], out: &mut Vec<u8>) {
             // bit and bit varying alike: they compare equal in PostgreSQL.
             Value::Bit(_) => 27,
             Value::Geo(_) => 31,
+            Value::TsVector(_) => 38,
+            Value::TsQuery(_) => 39,
         };
         out.push(tag);
         if tag != 0 {
@@ -388,13 +392,13 @@ pub fn encode_key(values: &[Value], columns: &[KeyColumn]) -> Result<Vec<u8>, Ro
 }
 
 /// Reads keys back (index-only scans).
-struct KeyReader<'a> {
+pub(crate) struct KeyReader<'a> {
     rest: &'a [u8],
     invert: bool,
 }
 
 impl KeyReader<'_> {
-    fn byte(&mut self) -> Result<u8, RowError> {
+    pub(crate) fn byte(&mut self) -> Result<u8, RowError> {
         let (&b, tail) = self
             .rest
             .split_first()
@@ -417,7 +421,7 @@ impl KeyReader<'_> {
         Ok(out)
     }
 
-    fn unescaped(&mut self) -> Result<Vec<u8>, RowError> {
+    pub(crate) fn unescaped(&mut self) -> Result<Vec<u8>, RowError> {
         let mut out = Vec::new();
         loop {
             match self.byte()? {
@@ -531,6 +535,8 @@ fn key_value(r: &mut KeyReader<'_>, ty: SqlType) -> Result<Value, RowError> {
                 _ => return Err(corrupt("bit string key of the wrong length")),
             }
         }
+        SqlType::TsVector => Value::TsVector(Box::new(crate::tsvector::TsVector::from_key(r)?)),
+        SqlType::TsQuery => Value::TsQuery(Box::new(crate::tsquery::TsQuery::from_key(r)?)),
         SqlType::Array(element) => {
             let mut items = Vec::new();
             loop {

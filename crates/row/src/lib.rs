@@ -48,6 +48,9 @@ mod time_of_day;
 mod time_with_zone;
 mod time_zone;
 mod time_zone_abbreviations;
+mod ts_token;
+mod tsquery;
+mod tsvector;
 mod types;
 mod value;
 
@@ -94,5 +97,10 @@ pub use time_of_day::{
 };
 pub use time_with_zone::{TimeTz, ZONE_LIMIT_SECONDS};
 pub use time_zone::{ABBREVIATIONS, TimeZone, database_zones, is_utc, offset_text, posix_offset};
+pub use tsquery::{MAX_DISTANCE, QueryNode, TsQuery, WEIGHT_A};
+pub use tsvector::{
+    Lexeme, MAX_LEXEME_BYTES, MAX_POS, MAX_POSITIONS, TsVector, WordPos, check_lexeme,
+    quote_lexeme, weight_letter,
+};
 pub use types::SqlType;
 pub use value::Value;

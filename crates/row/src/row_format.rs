@@ -180,6 +180,16 @@ fn put_value(out: &mut Vec<u8>, v: &Value, ty: SqlType) -> Result<(), RowError> 
             out.extend_from_slice(&inline_len(payload.len())?.to_le_bytes());
             out.extend_from_slice(&payload);
         }
+        Value::TsVector(v) => {
+            out.extend_from_slice(&inline_len(v.row_len())?.to_le_bytes());
+            v.write_row(out);
+        }
+        Value::TsQuery(q) => {
+            let mut payload = Vec::new();
+            q.write_row(&mut payload);
+            out.extend_from_slice(&inline_len(payload.len())?.to_le_bytes());
+            out.extend_from_slice(&payload);
+        }
         Value::Range(r) => {
             let payload = range_payload(r)?;
             out.extend_from_slice(&inline_len(payload.len())?.to_le_bytes());
@@ -626,6 +636,12 @@ fn decode_value(bytes: Option<&[u8]>, ty: SqlType) -> Result<Value, RowError> {
         SqlType::Geo(kind) => Value::Geo(Box::new(
             crate::geometry::Geometry::from_bytes(kind, b)
                 .ok_or_else(|| corrupt(format!("{} value", kind.name())))?,
+        )),
+        SqlType::TsVector => Value::TsVector(Box::new(
+            crate::tsvector::TsVector::read_row(b).ok_or_else(|| corrupt("tsvector"))?,
+        )),
+        SqlType::TsQuery => Value::TsQuery(Box::new(
+            crate::tsquery::TsQuery::read_row(b).ok_or_else(|| corrupt("tsquery"))?,
         )),
         SqlType::Bool => match b[0] {
             0 => Value::Bool(false),

@@ -245,6 +245,8 @@ impl Value {
             Value::Range(r) => crate::range_text::range_out(r, style),
             Value::Bit(b) => b.text(),
             Value::Geo(g) => crate::geometry_text::text(g, digits),
+            Value::TsVector(v) => v.text(),
+            Value::TsQuery(q) => q.text(),
         })
     }
 
@@ -339,6 +341,8 @@ impl Value {
                 Value::Bit(Box::new(crate::bits::BitString::parse(text)?))
             }
             SqlType::Geo(kind) => Value::Geo(Box::new(crate::geometry_text::parse(kind, text)?)),
+            SqlType::TsVector => Value::TsVector(Box::new(crate::tsvector::TsVector::parse(text)?)),
+            SqlType::TsQuery => Value::TsQuery(Box::new(crate::tsquery::TsQuery::parse(text)?)),
             SqlType::Record => {
                 return Err(RowError::Unsupported(
                     "input of anonymous composite types is not implemented".into(),

@@ -102,6 +102,10 @@ pub enum SqlType {
     /// A geometric type (`point`, `box`, ...: `geometry.rs`); its values
     /// are `Value::Geo`.
     Geo(GeoKind),
+    /// `tsvector` (`tsvector.rs`).
+    TsVector,
+    /// `tsquery` (`tsquery.rs`).
+    TsQuery,
 }
 
 /// Most distinct element types with a modifier that arrays keep
@@ -109,7 +113,7 @@ pub enum SqlType {
 const MAX_MODIFIED_ELEMENTS: usize = 4096;
 
 /// The element types arrays have.
-static ELEMENTS: [SqlType; 41] = [
+static ELEMENTS: [SqlType; 43] = [
     SqlType::Bool,
     SqlType::Bytea,
     SqlType::Int2,
@@ -144,6 +148,8 @@ static ELEMENTS: [SqlType; 41] = [
     SqlType::Geo(GeoKind::Polygon),
     SqlType::Geo(GeoKind::Circle),
     SqlType::JsonPath,
+    SqlType::TsVector,
+    SqlType::TsQuery,
     SqlType::Range(RangeKind::Int4),
     SqlType::Range(RangeKind::Int8),
     SqlType::Range(RangeKind::Num),
@@ -194,6 +200,8 @@ impl SqlType {
             SqlType::Bit(_) => 1560,
             SqlType::VarBit(_) => 1562,
             SqlType::Geo(kind) => kind.oid(),
+            SqlType::TsVector => 3614,
+            SqlType::TsQuery => 3615,
             SqlType::Range(kind) => kind.oid(),
             SqlType::Array(element) => match element {
                 SqlType::Bool => 1000,
@@ -226,6 +234,8 @@ impl SqlType {
                 SqlType::VarBit(_) => 1563,
                 SqlType::Geo(kind) => kind.array_oid(),
                 SqlType::JsonPath => 4073,
+                SqlType::TsVector => 3643,
+                SqlType::TsQuery => 3645,
                 SqlType::Range(kind) => kind.array_oid(),
                 SqlType::Record => 2287,
                 _ => 1009,
@@ -350,6 +360,8 @@ impl SqlType {
             1560 => SqlType::Bit(u32::try_from(typmod).ok().filter(|n| *n > 0)),
             1562 => SqlType::VarBit(u32::try_from(typmod).ok().filter(|n| *n > 0)),
             1790 => SqlType::Refcursor,
+            3614 => SqlType::TsVector,
+            3615 => SqlType::TsQuery,
             1014 => return SqlType::Char(modifier.unwrap_or(1)).array_keeping_modifier(),
             other => {
                 if let Some(kind) = RangeKind::ALL.into_iter().find(|k| k.oid() == other) {
@@ -438,6 +450,8 @@ impl SqlType {
             SqlType::VarBit(None) => "bit varying".into(),
             SqlType::VarBit(Some(n)) => format!("bit varying({n})"),
             SqlType::Geo(kind) => kind.name().into(),
+            SqlType::TsVector => "tsvector".into(),
+            SqlType::TsQuery => "tsquery".into(),
         }
     }
 
@@ -532,7 +546,9 @@ impl SqlType {
             | SqlType::JsonPath
             | SqlType::Bit(_)
             | SqlType::VarBit(_)
-            | SqlType::Geo(_) => None,
+            | SqlType::Geo(_)
+            | SqlType::TsVector
+            | SqlType::TsQuery => None,
         }
     }
 }

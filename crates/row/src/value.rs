@@ -12,6 +12,8 @@ use crate::jsonpath::JsonPath;
 use crate::numeric::Numeric;
 use crate::range::Range;
 use crate::time_with_zone::TimeTz;
+use crate::tsquery::TsQuery;
+use crate::tsvector::TsVector;
 use crate::types::SqlType;
 use std::cmp::Ordering;
 
@@ -76,6 +78,10 @@ pub enum Value {
     Geo(Box<Geometry>),
     /// A `jsonpath` (`jsonpath.rs`).
     JsonPath(Box<JsonPath>),
+    /// A `tsvector` (`tsvector.rs`).
+    TsVector(Box<TsVector>),
+    /// A `tsquery` (`tsquery.rs`).
+    TsQuery(Box<TsQuery>),
 }
 
 // A value stays four words: larger kinds are boxed.
@@ -124,6 +130,8 @@ impl Value {
             Value::Bit(_) => "bit",
             Value::Geo(g) => g.kind().name(),
             Value::JsonPath(_) => "jsonpath",
+            Value::TsVector(_) => "tsvector",
+            Value::TsQuery(_) => "tsquery",
         }
     }
 
@@ -283,6 +291,8 @@ impl Value {
                 | (Value::MacAddr(_), SqlType::MacAddr)
                 | (Value::MacAddr8(_), SqlType::MacAddr8)
                 | (Value::Bit(_), SqlType::Bit(_) | SqlType::VarBit(_))
+                | (Value::TsVector(_), SqlType::TsVector)
+                | (Value::TsQuery(_), SqlType::TsQuery)
                 | (Value::Text(_), SqlType::InternalChar | SqlType::Refcursor)
         ) || match (self, ty) {
             (Value::Array(items), SqlType::Array(element)) => {
@@ -336,6 +346,8 @@ impl Value {
             (Value::MacAddr8(a), Value::MacAddr8(b)) => a.cmp(b),
             (Value::Bit(a), Value::Bit(b)) => a.cmp_bits(b),
             (Value::Geo(a), Value::Geo(b)) => a.compare(b),
+            (Value::TsVector(a), Value::TsVector(b)) => a.cmp_tsvector(b),
+            (Value::TsQuery(a), Value::TsQuery(b)) => a.cmp_tsquery(b),
             (Value::Float4(a), Value::Float4(b)) => float(*a as f64, *b as f64),
             (Value::Float8(a), Value::Float8(b)) => float(*a, *b),
             (Value::Numeric(a), Value::Numeric(b)) => a.cmp(b),

@@ -1550,6 +1550,8 @@ pub(crate) fn type_name(ty: SqlType) -> std::borrow::Cow<'static, str> {
         SqlType::Cidr => "cidr",
         SqlType::MacAddr => "macaddr",
         SqlType::MacAddr8 => "macaddr8",
+        SqlType::TsVector => "tsvector",
+        SqlType::TsQuery => "tsquery",
         SqlType::InternalChar => "\"char\"",
         SqlType::Refcursor => "refcursor",
         SqlType::Range(kind) => kind.name(),

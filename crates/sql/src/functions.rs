@@ -209,6 +209,8 @@ pub enum Func {
     BitString(crate::bit_functions::BitStringFunc),
     /// A SQL/JSON path function or operator (`jsonpath_functions.rs`).
     JsonPath(crate::jsonpath_functions::PathFunc),
+    /// An operator or function of text search (`ts_functions.rs`).
+    TextSearch(crate::ts_functions::TsFunc),
 }
 
 /// How many of a function's forms a call fits ([`Func::forms`]).
@@ -442,6 +444,7 @@ impl Func {
             Func::Wal(f) => f.name(),
             Func::JsonPath(f) => f.name(),
             Func::BitString(f) => f.name(),
+            Func::TextSearch(f) => f.name(),
             _ => crate::names::name_in(&NAMES, &self),
         }
     }
@@ -616,6 +619,7 @@ impl Func {
             Func::Wal(f) => f.takes(count),
             Func::JsonPath(f) => f.takes(count),
             Func::BitString(f) => f.takes(count),
+            Func::TextSearch(_) => true,
         }
     }
 
@@ -790,6 +794,7 @@ impl Func {
             Func::Wal(f) => f.ty(),
             Func::JsonPath(f) => f.ty(),
             Func::BitString(f) => f.ty(),
+            Func::TextSearch(f) => f.ty(),
         }
     }
 
@@ -1259,6 +1264,7 @@ impl Func {
             Func::Wal(f) => f.eval(&args)?,
             Func::JsonPath(f) => f.eval(&args)?,
             Func::BitString(f) => f.eval(&args)?,
+            Func::TextSearch(f) => f.eval(&args)?,
             Func::Float(f) => f.eval(&args)?,
             Func::Bits(f) => f.eval(&args)?,
             Func::Unistr => Value::Text(crate::string_literals::unistr(&text(&args[0])?)?),
@@ -1739,6 +1745,7 @@ pub fn exists(name: &str) -> bool {
         || crate::range_functions::is_name(name)
         || crate::network_functions::is_name(name)
         || crate::geometry_functions::is_name(name)
+        || crate::ts_functions::is_name(name)
         || matches!(
             name,
             "grouping" | "pg_typeof" | "enum_first" | "enum_last" | "enum_range"

@@ -431,6 +431,22 @@ fn bind_node(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, S
         Expr::UnaryOp { op, expr: operand } if crate::geometry_functions::is_prefix(op) => {
             crate::geometry_functions::bind_prefix(op, bind(operand, columns)?, columns)?
         }
+        // `!! q`: a tsquery's negation (PostgreSQL 15 has no other `!!`).
+        Expr::UnaryOp {
+            op: op @ UnaryOperator::PGPrefixFactorial,
+            expr: operand,
+        } => {
+            let operand = bind(operand, columns)?;
+            match crate::ts_functions::bind_prefix(op, &operand, columns) {
+                Some(bound) => bound?,
+                None => {
+                    return Err(crate::functions::no_operator(format!(
+                        "operator does not exist: !! {}",
+                        crate::set_types::name(operand.ty_in(columns))
+                    )));
+                }
+            }
+        }
         Expr::UnaryOp { op, expr: operand } if crate::math_operators::is_prefix(op) => {
             let operand = bind(operand, columns)?;
             match crate::network_functions::bind_prefix(op, &operand, columns) {
@@ -460,6 +476,9 @@ fn bind_node(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, S
                 return bound;
             }
             if let Some(bound) = crate::network_functions::bind_operator(op, &a, &b, columns) {
+                return bound;
+            }
+            if let Some(bound) = crate::ts_functions::bind_operator(op, &a, &b, columns) {
                 return bound;
             }
             let (a, b) = crate::network_functions::relabeled(a, b, columns)?;
@@ -1496,6 +1515,10 @@ fn function(
         Ok(call) => return Ok(call),
         Err(args) => args,
     };
+    let args = match crate::ts_functions::bind_call(&name, args, columns)? {
+        Ok(call) => return Ok(call),
+        Err(args) => args,
+    };
     // `timezone(zone, ts)`: as `ts AT TIME ZONE zone`.
     let args = match (name.as_str(), <[Scalar; 2]>::try_from(args)) {
         ("timezone", Ok([zone, ts])) => return crate::time_zones::bind(ts, zone, false, columns),
@@ -2396,6 +2419,8 @@ pub fn value_type(value: &Value) -> SqlType {
         // A `B'...'` literal's type, and a result's of unknown length.
         Value::Bit(_) => SqlType::Bit(None),
         Value::Geo(g) => SqlType::Geo(g.kind()),
+        Value::TsVector(_) => SqlType::TsVector,
+        Value::TsQuery(_) => SqlType::TsQuery,
     }
 }
 

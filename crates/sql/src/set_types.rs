@@ -262,6 +262,8 @@ fn category(ty: SqlType) -> Category {
         | SqlType::MacAddr8
         | SqlType::Refcursor
         | SqlType::Geo(_)
+        | SqlType::TsVector
+        | SqlType::TsQuery
         | SqlType::Range(_) => Category::Other,
     }
 }

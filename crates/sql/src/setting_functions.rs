@@ -243,6 +243,19 @@ pub fn text_style() -> folio_row::TextStyle {
     })
 }
 
+/// The running statement's `default_text_search_config` (outside a
+/// statement, PostgreSQL's default `pg_catalog.english`).
+pub fn text_search_config() -> String {
+    CURRENT.with(|c| {
+        let scoped = c.borrow();
+        scoped
+            .as_ref()
+            .map_or("pg_catalog.english".into(), |scoped| {
+                scoped.current().text_search_config().to_string()
+            })
+    })
+}
+
 /// The running statement's `DateStyle` field order (its `set_config`
 /// calls so far included): how date/time text such as `1/8/1999` is
 /// read. Outside a statement, `MDY`.

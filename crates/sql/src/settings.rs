@@ -121,6 +121,9 @@ pub struct Settings {
     time_zone: TimeZone,
     /// `DateStyle`: how dates are written and ambiguous ones read.
     date_style: DateStyle,
+    /// `default_text_search_config`: the configuration of the text search
+    /// functions called without one (`ts_parse.rs`).
+    text_search_config: String,
     /// The server's limit on sessions (`folio serve --max-connections`;
     /// [`Settings::set_max_connections`]), which no SET changes.
     max_connections: u32,
@@ -166,6 +169,7 @@ impl Default for Settings {
             custom: BTreeMap::new(),
             time_zone: TimeZone::UTC,
             date_style: DateStyle::ISO_MDY,
+            text_search_config: "pg_catalog.english".into(),
             max_connections: 100,
             replication_role: "origin",
             plan_cache_mode: "auto",
@@ -423,6 +427,11 @@ impl Settings {
         self.date_style.order
     }
 
+    /// `default_text_search_config`.
+    pub fn text_search_config(&self) -> &str {
+        &self.text_search_config
+    }
+
     /// The server's limit on sessions, which `SHOW max_connections`
     /// reports (set when a session starts, never by SET).
     pub fn set_max_connections(&mut self, max: u32) {
@@ -542,6 +551,9 @@ impl Settings {
             // Only the values folio works in are accepted.
             "client_encoding" if matches!(lower.as_str(), "utf8" | "utf-8" | "unicode") => {}
             "datestyle" => self.date_style = date_style(value, self.date_style)?,
+            "default_text_search_config" => {
+                self.text_search_config = crate::ts_parse::config_setting(value)?;
+            }
             "timezone" => {
                 self.time_zone =
                     TimeZone::setting(value).ok_or_else(|| invalid("TimeZone", value))?;
@@ -630,6 +642,9 @@ impl Settings {
             "timezone" => self.time_zone = default.time_zone.clone(),
             "client_encoding" => {}
             "datestyle" => self.date_style = default.date_style,
+            "default_text_search_config" => {
+                self.text_search_config = default.text_search_config.clone();
+            }
             "max_connections" => return Err(cannot_change(name)),
             _ if PRESET.contains(&name) || crate::server_settings::find(name).is_some() => {
                 return Err(cannot_change(name));
@@ -677,6 +692,7 @@ impl Settings {
             "lock_timeout" | "idle_in_transaction_session_timeout" => "0".into(),
             "client_encoding" | "server_encoding" => "UTF8".into(),
             "datestyle" => self.date_style.show(),
+            "default_text_search_config" => self.text_search_config.clone(),
             "timezone" => self.time_zone.name().into(),
             "search_path" => crate::schemas::show_search_path(&self.search_path),
             "server_version" => SERVER_VERSION.into(),

@@ -123,6 +123,15 @@ const SETTINGS: &[About] = &[
         kind: Kind::Bool,
     },
     About {
+        name: "default_text_search_config",
+        unit: None,
+        category: "Client Connection Defaults / Locale and Formatting",
+        short_desc: "Sets default text search configuration.",
+        extra_desc: None,
+        context: "user",
+        kind: Kind::String,
+    },
+    About {
         name: "enable_async_append",
         unit: None,
         category: "Query Tuning / Planner Method Configuration",

@@ -1642,6 +1642,8 @@ const TYPES: &[(i64, &str, i16, bool, &str, i64, &str)] = &[
     (650, "cidr", -1, false, "I", 651, "m"),
     (829, "macaddr", 6, false, "U", 1040, "p"),
     (774, "macaddr8", 8, false, "U", 775, "p"),
+    (3614, "tsvector", -1, false, "U", 3643, "x"),
+    (3615, "tsquery", -1, false, "U", 3645, "x"),
     (1560, "bit", -1, false, "V", 1561, "x"),
     (1562, "varbit", -1, false, "V", 1563, "x"),
     (600, "point", 16, false, "G", 1017, "p"),

@@ -66,6 +66,9 @@ pub enum TableFunc {
     /// the plan and passed as a parameter (`plpgsql/set_returning.rs`);
     /// its shape in [`FunctionScan::procedural`].
     Procedural,
+    /// `unnest(tsvector)`: `lexeme`, `positions`, `weights`
+    /// (`ts_vector_ops::unnest_rows`).
+    TsUnnest,
 }
 
 /// A function in FROM with its arguments bound.
@@ -207,6 +210,9 @@ impl FunctionScan {
                     record: Vec::new(),
                 });
             }
+            "unnest" if bound.len() == 1 && bound[0].ty_in(none) == SqlType::TsVector => {
+                TableFunc::TsUnnest
+            }
             "unnest" if bound.len() == 1 => {
                 let ty = bound[0].ty_in(none);
                 let Some(element) = ty.element() else {
@@ -273,7 +279,7 @@ impl FunctionScan {
         }
         match self.func {
             TableFunc::Series(_) => "generate_series",
-            TableFunc::Unnest(_) => "unnest",
+            TableFunc::Unnest(_) | TableFunc::TsUnnest => "unnest",
             TableFunc::PartitionAncestors => "relid",
             TableFunc::PartitionTree => "pg_partition_tree",
             TableFunc::OptionsToTable => "pg_options_to_table",
@@ -405,7 +411,7 @@ impl FunctionScan {
         let mut types = match self.func {
             TableFunc::Series(ty) | TableFunc::Unnest(ty) => vec![ty],
             TableFunc::PartitionAncestors => vec![SqlType::Int8],
-            TableFunc::PartitionTree | TableFunc::OptionsToTable => {
+            TableFunc::PartitionTree | TableFunc::OptionsToTable | TableFunc::TsUnnest => {
                 (self.func.columns().into_iter().flatten())
                     .map(|(_, t)| *t)
                     .collect()
@@ -492,6 +498,14 @@ impl FunctionScan {
         if let TableFunc::Record(f) = self.func {
             for row in f.rows(&args[0], &args[1], &self.record)? {
                 push_row(row)?;
+            }
+            return Ok(out);
+        }
+        if self.func == TableFunc::TsUnnest {
+            if let Value::TsVector(v) = &args[0] {
+                for row in crate::ts_vector_ops::unnest_rows(v) {
+                    push_row(row)?;
+                }
             }
             return Ok(out);
         }
@@ -647,7 +661,8 @@ impl FunctionScan {
             | TableFunc::Record(_)
             | TableFunc::Procedural
             | TableFunc::PartitionTree
-            | TableFunc::OptionsToTable => {}
+            | TableFunc::OptionsToTable
+            | TableFunc::TsUnnest => {}
         }
         Ok(out)
     }
@@ -667,6 +682,11 @@ impl TableFunc {
             TableFunc::OptionsToTable => Some(&[
                 ("option_name", SqlType::Text),
                 ("option_value", SqlType::Text),
+            ]),
+            TableFunc::TsUnnest => Some(&[
+                ("lexeme", SqlType::Text),
+                ("positions", SqlType::Array(&SqlType::Int2)),
+                ("weights", SqlType::Array(&SqlType::Text)),
             ]),
             _ => None,
         }

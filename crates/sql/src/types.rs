@@ -74,6 +74,8 @@ pub fn column_type(ty: &DataType) -> Result<SqlType, SqlError> {
             SqlType::Char(length("char", l)?.unwrap_or(1))
         }
         DataType::Bytea => SqlType::Bytea,
+        DataType::TsVector => SqlType::TsVector,
+        DataType::TsQuery => SqlType::TsQuery,
         // `bit` alone is `bit(1)`, as in PostgreSQL; `bit varying` alone
         // has no limit.
         DataType::Bit(l) => SqlType::Bit(Some(bit_length("bit", *l)?.unwrap_or(1))),
@@ -179,6 +181,8 @@ fn named_type(name: &ast::ObjectName) -> Result<SqlType, SqlError> {
         geo if folio_row::geometry::GeoKind::from_name(geo).is_some() => {
             SqlType::Geo(folio_row::geometry::GeoKind::from_name(geo).expect("matched"))
         }
+        "tsvector" => SqlType::TsVector,
+        "tsquery" => SqlType::TsQuery,
         "refcursor" => SqlType::Refcursor,
         "float4" => SqlType::Float4,
         "float8" => SqlType::Float8,
@@ -450,6 +454,8 @@ pub fn typname(ty: SqlType) -> std::borrow::Cow<'static, str> {
         SqlType::Geo(kind) => kind.name(),
         SqlType::Bit(_) => "bit",
         SqlType::VarBit(_) => "varbit",
+        SqlType::TsVector => "tsvector",
+        SqlType::TsQuery => "tsquery",
     })
 }
 
@@ -495,6 +501,8 @@ pub fn coerce(value: Value, ty: SqlType) -> Result<Value, SqlError> {
             | SqlType::Bit(_)
             | SqlType::VarBit(_)
             | SqlType::Geo(_)
+            | SqlType::TsVector
+            | SqlType::TsQuery
             | SqlType::Range(_)
             | SqlType::Array(_),
         ) => Value::from_text_in(
@@ -620,6 +628,9 @@ pub fn cast(value: Value, ty: SqlType) -> Result<Value, SqlError> {
         (v @ Value::Geo(_), _) | (v, SqlType::Geo(_)) => {
             return crate::geometry_functions::cast(v, ty);
         }
+        // Text search values: to text by their output (`ts_wire.rs`).
+        (v @ (Value::TsVector(_) | Value::TsQuery(_)), _) => return crate::ts_wire::cast(v, ty),
+        (v, SqlType::TsVector | SqlType::TsQuery) => return Err(no_cast(&v, ty)),
         (v @ (Value::Json(_) | Value::Jsonb(_)), _) => crate::json_functions::cast(v, ty)?,
         // PostgreSQL's boolean-to-text cast spells the value out (its
         // output form is `t` / `f`).
@@ -1018,6 +1029,7 @@ pub fn binary_output(value: &Value, type_oid: u32) -> Result<Option<Vec<u8>>, Sq
         v @ (Value::Inet(_) | Value::Cidr(_) | Value::MacAddr(_) | Value::MacAddr8(_)) => {
             crate::network_functions::send(v)
         }
+        v @ (Value::TsVector(_) | Value::TsQuery(_)) => crate::ts_wire::send(v),
         // PostgreSQL's `pg_lsn_send`: the 8-byte position.
         Value::PgLsn(x) => x.to_be_bytes().to_vec(),
         // PostgreSQL's `varbit_send`: the bit length, then the bytes.
@@ -1270,6 +1282,7 @@ pub fn binary_input(bytes: &[u8], ty: SqlType) -> Result<Value, SqlError> {
         SqlType::Inet | SqlType::Cidr | SqlType::MacAddr | SqlType::MacAddr8 => {
             crate::network_functions::receive(bytes, ty).ok_or_else(bad)??
         }
+        SqlType::TsVector | SqlType::TsQuery => crate::ts_wire::receive(bytes, ty)?,
         SqlType::Date => Value::Date(i32::from_be_bytes(fixed(4)?.try_into().expect("4"))),
         SqlType::Int8 => Value::Int8(i64::from_be_bytes(fixed(8)?.try_into().expect("8"))),
         SqlType::Timestamp(_) => {

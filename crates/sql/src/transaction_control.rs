@@ -106,6 +106,29 @@ pub fn check_may_end(nonatomic: bool, txn: &Transaction, ending: Ending) -> Resu
     Ok(())
 }
 
+/// The transaction to follow `txn` in the same session: at `isolation`,
+/// READ ONLY if `read_only`, reading `txn`'s cancel flag.
+fn next_of(
+    cx: &Ctx<'_>,
+    txn: &Transaction,
+    isolation: Isolation,
+    read_only: bool,
+) -> Result<Transaction, SqlError> {
+    let interrupt = txn
+        .interrupt()
+        .unwrap_or_else(|| Arc::new(Interrupt::new()));
+    let mut next = begin(
+        cx.db,
+        cx.backend,
+        cx.advisory,
+        cx.settings,
+        interrupt,
+        isolation,
+    )?;
+    next.set_read_only(read_only);
+    Ok(next)
+}
+
 /// Ends the running transaction `txn` as `ending` asks and begins the
 /// next in its place, mid-statement: a COMMIT runs the deferred checks
 /// first (their error is the COMMIT's, and `txn` is then left for the
@@ -123,19 +146,7 @@ pub fn restart(cx: &Ctx<'_>, txn: &mut Transaction, ending: Ending) -> Result<()
             cx.settings.default_read_only(),
         ),
     };
-    let interrupt = txn
-        .interrupt()
-        .unwrap_or_else(|| Arc::new(Interrupt::new()));
-    let mut next = begin(
-        cx.db,
-        cx.backend,
-        cx.advisory,
-        cx.settings,
-        interrupt,
-        isolation,
-    )?;
-    next.set_read_only(read_only);
-    let old = std::mem::replace(txn, next);
+    let old = std::mem::replace(txn, next_of(cx, txn, isolation, read_only)?);
     let ended = match ending.commit {
         true => commit(cx.db, cx.temp, cx.relations, cx.backend, old),
         false => old.rollback().map_err(SqlError::from),
@@ -166,19 +177,7 @@ pub fn begin_again(
     isolation: Isolation,
 ) -> Result<(), SqlError> {
     let read_only = txn.is_read_only();
-    let interrupt = txn
-        .interrupt()
-        .unwrap_or_else(|| Arc::new(Interrupt::new()));
-    let mut next = begin(
-        cx.db,
-        cx.backend,
-        cx.advisory,
-        cx.settings,
-        interrupt,
-        isolation,
-    )?;
-    next.set_read_only(read_only);
-    std::mem::replace(txn, next).rollback()?;
+    std::mem::replace(txn, next_of(cx, txn, isolation, read_only)?).rollback()?;
     crate::setting_functions::transaction_began(crate::settings::OpenTransaction {
         isolation,
         read_only,

@@ -91,6 +91,15 @@ const SETTINGS: &[About] = &[
         kind: Kind::String,
     },
     About {
+        name: "default_text_search_config",
+        unit: None,
+        category: "Client Connection Defaults / Locale and Formatting",
+        short_desc: "Sets default text search configuration.",
+        extra_desc: None,
+        context: "user",
+        kind: Kind::String,
+    },
+    About {
         name: "default_transaction_deferrable",
         unit: None,
         category: "Client Connection Defaults / Statement Behavior",
@@ -121,15 +130,6 @@ const SETTINGS: &[About] = &[
         extra_desc: None,
         context: "user",
         kind: Kind::Bool,
-    },
-    About {
-        name: "default_text_search_config",
-        unit: None,
-        category: "Client Connection Defaults / Locale and Formatting",
-        short_desc: "Sets default text search configuration.",
-        extra_desc: None,
-        context: "user",
-        kind: Kind::String,
     },
     About {
         name: "enable_async_append",

@@ -552,7 +552,7 @@ impl Settings {
             "client_encoding" if matches!(lower.as_str(), "utf8" | "utf-8" | "unicode") => {}
             "datestyle" => self.date_style = date_style(value, self.date_style)?,
             "default_text_search_config" => {
-                self.text_search_config = crate::ts_parse::config_setting(value)?;
+                self.text_search_config = crate::ts_config::config_setting(value)?;
             }
             "timezone" => {
                 self.time_zone =

@@ -18,6 +18,7 @@
 //! | `querytree(q)` | text |
 //! | `ts_rank`, `ts_rank_cd` (`[weights float4[],] v, q [, normalization int4]`) | float4 |
 //! | `to_tsvector([config,] text)` | tsvector |
+//! | `ts_lexize(dictionary, text)` (`simple`, `english_stem`) | text[] |
 //! | `to_tsquery`, `plainto_tsquery`, `phraseto_tsquery`, `websearch_to_tsquery` (`[config,] text`) | tsquery |
 //!
 //! A quoted literal beside a tsvector or tsquery is read as the type the
@@ -67,9 +68,11 @@ pub enum TsFunc {
     PlainToTsQuery,
     PhraseToTsQuery,
     WebsearchToTsQuery,
+    /// `ts_lexize(dictionary, token)`.
+    Lexize,
 }
 
-const NAMES: [(&str, TsFunc); 17] = [
+const NAMES: [(&str, TsFunc); 18] = [
     ("numnode", TsFunc::NumNode),
     ("querytree", TsFunc::QueryTree),
     ("strip", TsFunc::Strip),
@@ -87,6 +90,7 @@ const NAMES: [(&str, TsFunc); 17] = [
     ("phraseto_tsquery", TsFunc::PhraseToTsQuery),
     ("websearch_to_tsquery", TsFunc::WebsearchToTsQuery),
     ("length", TsFunc::Length),
+    ("ts_lexize", TsFunc::Lexize),
 ];
 
 /// Whether `name` is one of the functions here (`functions::exists`).
@@ -280,6 +284,7 @@ fn forms(f: TsFunc) -> &'static [&'static [Param]] {
         | TsFunc::PlainToTsQuery
         | TsFunc::PhraseToTsQuery
         | TsFunc::WebsearchToTsQuery => &[&[Text], &[Text, Text]],
+        TsFunc::Lexize => &[&[Text, Text]],
         _ => &[],
     }
 }
@@ -385,7 +390,7 @@ impl TsFunc {
             | TsFunc::WebsearchToTsQuery => SqlType::TsQuery,
             TsFunc::Length | TsFunc::NumNode => SqlType::Int4,
             TsFunc::QueryTree => SqlType::Text,
-            TsFunc::ToArray => SqlType::Array(&SqlType::Text),
+            TsFunc::ToArray | TsFunc::Lexize => SqlType::Array(&SqlType::Text),
             TsFunc::Rank | TsFunc::RankCd => SqlType::Float4,
         }
     }
@@ -459,6 +464,13 @@ impl TsFunc {
             TsFunc::ToArray => ops::to_array(vector(&args[0])),
             TsFunc::FromArray => Value::TsVector(Box::new(ops::from_array(items(&args[0]))?)),
             TsFunc::Rank | TsFunc::RankCd => crate::ts_rank::eval(self == TsFunc::RankCd, args)?,
+            TsFunc::Lexize => Value::array(
+                crate::ts_dictionaries::Dictionary::named(&text(&args[0]))?
+                    .lexize(&text(&args[1]))
+                    .into_iter()
+                    .map(Value::Text)
+                    .collect(),
+            ),
             TsFunc::ToTsVector => {
                 let (config, body) = config_and_text(args);
                 Value::TsVector(Box::new(crate::ts_parse::to_tsvector(

@@ -1,143 +1,42 @@
 //! Documents and queries into lexemes (PostgreSQL 15's `to_tsvector`,
 //! `to_tsquery`, `plainto_tsquery`, `phraseto_tsquery`,
-//! `websearch_to_tsquery`) for the `simple` configuration: the default
-//! parser's words, numbers and hyphenated words, each lowercased.
-//!
-//! The parser here keeps to the token kinds PostgreSQL's regression
-//! files exercise: a word is a run of letters and digits; a hyphenated
-//! word whose first part has a letter is the whole word, then each part
-//! (each at its own position); a decimal number (`1.5`) is one token; a
-//! `-` before digits that follow a number or a blank signs them. Every
-//! token takes the next position (from 1; past 16383 they stay there).
-//!
-//! Other configurations (`english`, PostgreSQL's default
-//! `default_text_search_config`) are 0A000: they need a Snowball stemmer
-//! and stopword lists that folio does not have.
+//! `websearch_to_tsquery`): the default parser's tokens
+//! (`ts_parser.rs`), each through the dictionary its configuration names
+//! for its kind (`ts_config.rs`, `ts_dictionaries.rs`). Every token takes
+//! the next position (from 1; past 16383 they stay there), a stop word
+//! too. A query's stop words leave placeholders that are then taken out
+//! (`ts_stop_words.rs`).
 
 use crate::error::SqlError;
+use crate::ts_config::Config;
+use crate::ts_stop_words::Draft;
 use folio_row::{MAX_LEXEME_BYTES, MAX_POS, QueryNode, TsQuery, TsVector, WordPos};
 
-/// The configuration a name names (none: the session's).
-fn check_config(config: Option<&str>) -> Result<(), SqlError> {
-    let name = config
-        .map(str::to_string)
-        .unwrap_or_else(crate::setting_functions::text_search_config);
-    let plain = name.trim().to_ascii_lowercase();
-    let plain = plain.strip_prefix("pg_catalog.").unwrap_or(&plain);
-    match plain {
-        "simple" => Ok(()),
-        "english" | "danish" | "dutch" | "finnish" | "french" | "german" | "hungarian"
-        | "italian" | "norwegian" | "portuguese" | "romanian" | "russian" | "spanish"
-        | "swedish" | "turkish" | "arabic" | "greek" | "indonesian" | "irish" | "lithuanian"
-        | "nepali" | "tamil" | "yiddish" | "armenian" | "basque" | "catalan" | "hindi"
-        | "serbian" => Err(SqlError::unsupported(format!(
-            "text search configuration \"{plain}\""
-        ))),
-        _ => Err(SqlError::new(
-            "42704",
-            format!("text search configuration \"{name}\" does not exist"),
-        )),
-    }
-}
-
-/// A `SET default_text_search_config` value: a configuration's name,
-/// schema-qualified as PostgreSQL shows it (22023 for no configuration's).
-pub fn config_setting(value: &str) -> Result<String, SqlError> {
-    let plain = value.trim().to_ascii_lowercase();
-    let plain = plain
-        .strip_prefix("pg_catalog.")
-        .unwrap_or(&plain)
-        .to_string();
-    match check_config(Some(&plain)) {
-        Err(e) if e.code == "42704" => Err(SqlError::new(
-            "22023",
-            format!("invalid value for parameter \"default_text_search_config\": \"{value}\""),
-        )),
-        _ => Ok(format!("pg_catalog.{plain}")),
-    }
-}
-
-/// The tokens of `text` as the simple configuration makes lexemes.
-fn tokens(text: &str) -> Vec<String> {
-    let chars: Vec<char> = text.chars().collect();
+/// `(lexeme, position)` pairs of a document through `config`: every
+/// token takes the next position (from 1; past 16383 they stay there), a
+/// stop word its position and no lexeme. A token too long to index takes
+/// none (PostgreSQL's `parsetext`).
+fn lexemes(config: Config, text: &str) -> Vec<(String, u16)> {
     let mut out = Vec::new();
-    let mut i = 0;
-    let run = |from: usize| {
-        let mut j = from;
-        while j < chars.len() && chars[j].is_alphanumeric() {
-            j += 1;
-        }
-        j
-    };
-    while i < chars.len() {
-        let c = chars[i];
-        // A sign before digits, after a number or a blank.
-        if c == '-'
-            && chars.get(i + 1).is_some_and(|d| d.is_ascii_digit())
-            && (i == 0 || !chars[i - 1].is_alphabetic())
-        {
-            let end = run(i + 1);
-            if chars[i + 1..end].iter().all(|d| d.is_ascii_digit()) {
-                out.push(chars[i..end].iter().collect());
-                i = end;
-                continue;
-            }
-        }
-        if !c.is_alphanumeric() {
-            i += 1;
+    let mut pos = 0usize;
+    for token in crate::ts_parser::tokens(text) {
+        if token.text.len() > MAX_LEXEME_BYTES {
             continue;
         }
-        let end = run(i);
-        let first: String = chars[i..end].iter().collect();
-        // A decimal number.
-        if first.chars().all(|d| d.is_ascii_digit())
-            && chars.get(end) == Some(&'.')
-            && chars.get(end + 1).is_some_and(|d| d.is_ascii_digit())
-        {
-            let mut j = end + 1;
-            while j < chars.len() && chars[j].is_ascii_digit() {
-                j += 1;
-            }
-            out.push(chars[i..j].iter().collect());
-            i = j;
-            continue;
+        pos += 1;
+        let at = pos.min(usize::from(MAX_POS)) as u16;
+        for lexeme in config.dictionary(token.kind).lexize(&token.text) {
+            out.push((lexeme, at));
         }
-        // A hyphenated word.
-        let mut parts = vec![first.clone()];
-        let mut j = end;
-        if first.chars().any(char::is_alphabetic) {
-            while chars.get(j) == Some(&'-')
-                && chars.get(j + 1).is_some_and(|d| d.is_alphanumeric())
-            {
-                let e = run(j + 1);
-                parts.push(chars[j + 1..e].iter().collect());
-                j = e;
-            }
-        }
-        if parts.len() > 1 {
-            out.push(parts.join("-").to_lowercase());
-        }
-        out.extend(parts.into_iter().map(|p| p.to_lowercase()));
-        i = j;
     }
-    out.into_iter().map(|t| t.to_lowercase()).collect()
-}
-
-/// `(lexeme, position)` pairs of a document.
-fn lexemes(text: &str) -> Vec<(String, u16)> {
-    tokens(text)
-        .into_iter()
-        .enumerate()
-        .filter(|(_, t)| t.len() <= MAX_LEXEME_BYTES)
-        .map(|(i, t)| (t, (i + 1).min(usize::from(MAX_POS)) as u16))
-        .collect()
+    out
 }
 
 /// `to_tsvector([config,] text)`.
 pub fn to_tsvector(config: Option<&str>, text: &str) -> Result<TsVector, SqlError> {
-    check_config(config)?;
+    let config = Config::named(config)?;
     Ok(TsVector::from_lexemes(
-        lexemes(text)
+        lexemes(config, text)
             .into_iter()
             .map(|(word, pos)| folio_row::Lexeme {
                 word,
@@ -147,148 +46,98 @@ pub fn to_tsvector(config: Option<&str>, text: &str) -> Result<TsVector, SqlErro
     )?)
 }
 
-/// Lexemes in order, each joined to the one before by `<gap>` (a phrase)
-/// or `&`; `None` for none.
-fn chain(words: &[(String, u16)], phrase: bool, weights: u8, prefix: bool) -> Option<QueryNode> {
-    let mut node: Option<QueryNode> = None;
+/// An operand through the configuration (PostgreSQL's `pushval_morph`):
+/// its lexemes in order, joined by `<->` (`phrase`) or `&`, a placeholder
+/// for each stop word between two of them; a placeholder alone when it
+/// has no lexeme. Lexemes at one position are alternatives (`|`).
+pub(crate) fn operand(
+    config: Config,
+    text: &str,
+    phrase: bool,
+    weights: u8,
+    prefix: bool,
+) -> Draft {
+    let mut node: Option<Draft> = None;
     let mut last = 0u16;
-    for (word, pos) in words {
-        let leaf = QueryNode::Lexeme {
-            word: word.clone(),
+    let extend = |node: Option<Draft>, next: Draft| match node {
+        None => next,
+        Some(n) => Draft::join(n, next, phrase),
+    };
+    for (word, pos) in lexemes(config, text) {
+        let leaf = Draft::Lexeme {
+            word,
             weights,
             prefix,
         };
-        node = Some(match node {
-            None => leaf,
-            Some(n) if phrase => QueryNode::Phrase(Box::new(n), Box::new(leaf), pos - last),
-            Some(n) => QueryNode::And(Box::new(n), Box::new(leaf)),
-        });
-        last = *pos;
+        if last == pos {
+            let n = node.take().expect("a lexeme at this position");
+            node = Some(Draft::Or(Box::new(n), Box::new(leaf)));
+            continue;
+        }
+        if last > 0 {
+            for _ in last + 1..pos {
+                node = Some(extend(node, Draft::Stop));
+            }
+        }
+        node = Some(extend(node, leaf));
+        last = pos;
     }
-    node
+    node.unwrap_or(Draft::Stop)
 }
 
-/// A query's operand through the configuration: its lexemes in a phrase
-/// (`None`: no lexeme, dropped from the query).
-fn analyze(node: QueryNode) -> Option<QueryNode> {
-    Some(match node {
+/// A parsed query's operands through the configuration.
+fn analyze(config: Config, node: QueryNode) -> Draft {
+    let both = |a: Box<QueryNode>, b: Box<QueryNode>| {
+        (Box::new(analyze(config, *a)), Box::new(analyze(config, *b)))
+    };
+    match node {
         QueryNode::Lexeme {
             word,
             weights,
             prefix,
-        } => chain(&lexemes(&word), true, weights, prefix)?,
-        QueryNode::Not(x) => QueryNode::Not(Box::new(analyze(*x)?)),
-        QueryNode::And(a, b) => match (analyze(*a), analyze(*b)) {
-            (Some(a), Some(b)) => QueryNode::And(Box::new(a), Box::new(b)),
-            (x, y) => x.or(y)?,
-        },
-        QueryNode::Or(a, b) => match (analyze(*a), analyze(*b)) {
-            (Some(a), Some(b)) => QueryNode::Or(Box::new(a), Box::new(b)),
-            (x, y) => x.or(y)?,
-        },
-        QueryNode::Phrase(a, b, d) => match (analyze(*a), analyze(*b)) {
-            (Some(a), Some(b)) => QueryNode::Phrase(Box::new(a), Box::new(b), d),
-            (x, y) => x.or(y)?,
-        },
-    })
+        } => operand(config, &word, true, weights, prefix),
+        QueryNode::Not(x) => Draft::Not(Box::new(analyze(config, *x))),
+        QueryNode::And(a, b) => {
+            let (a, b) = both(a, b);
+            Draft::And(a, b)
+        }
+        QueryNode::Or(a, b) => {
+            let (a, b) = both(a, b);
+            Draft::Or(a, b)
+        }
+        QueryNode::Phrase(a, b, d) => {
+            let (a, b) = both(a, b);
+            Draft::Phrase(a, b, d)
+        }
+    }
 }
 
 /// `to_tsquery([config,] text)`: query syntax, each operand's lexemes.
 pub fn to_tsquery(config: Option<&str>, text: &str) -> Result<TsQuery, SqlError> {
-    check_config(config)?;
+    let config = Config::named(config)?;
     let raw = TsQuery::parse(text)?;
     Ok(TsQuery {
-        root: raw.root.and_then(analyze),
+        root: raw
+            .root
+            .and_then(|root| crate::ts_stop_words::clean(analyze(config, root))),
+    })
+}
+
+/// `websearch_to_tsquery([config,] text)` (the syntax: `ts_websearch.rs`).
+pub fn websearch_query(config: Option<&str>, text: &str) -> Result<TsQuery, SqlError> {
+    let config = Config::named(config)?;
+    Ok(TsQuery {
+        root: crate::ts_websearch::parse(text, |value| operand(config, value, true, 0, false))
+            .and_then(crate::ts_stop_words::clean),
     })
 }
 
 /// `plainto_tsquery` (every lexeme, `&`) and `phraseto_tsquery` (`<->`).
 pub fn plain_query(config: Option<&str>, text: &str, phrase: bool) -> Result<TsQuery, SqlError> {
-    check_config(config)?;
+    let config = Config::named(config)?;
     Ok(TsQuery {
-        root: chain(&lexemes(text), phrase, 0, false),
+        root: crate::ts_stop_words::clean(operand(config, text, phrase, 0, false)),
     })
-}
-
-/// `websearch_to_tsquery`: terms (`&` between; a term's lexemes in a
-/// phrase), `"quoted phrases"`, `or` between two terms for an
-/// alternative, `-term` for not. Blanks and `: ! & | ( ) < >` end a term
-/// and are otherwise ignored (no grouping), as PostgreSQL's.
-pub fn websearch_query(config: Option<&str>, text: &str) -> Result<TsQuery, SqlError> {
-    check_config(config)?;
-    /// A term: its query, whether it was the bare word `or`.
-    struct Term {
-        node: Option<QueryNode>,
-        or: bool,
-    }
-    let splits = |c: char| {
-        c.is_whitespace() || matches!(c, ':' | '!' | '&' | '|' | '(' | ')' | '<' | '>' | '"')
-    };
-    let chars: Vec<char> = text.chars().collect();
-    let mut terms: Vec<Term> = Vec::new();
-    let mut i = 0;
-    while i < chars.len() {
-        let c = chars[i];
-        if c != '"' && splits(c) {
-            i += 1;
-            continue;
-        }
-        let negate = c == '-';
-        if negate {
-            i += 1;
-        }
-        let (node, or, end) = if chars.get(i) == Some(&'"') {
-            let close = chars[i + 1..]
-                .iter()
-                .position(|c| *c == '"')
-                .map_or(chars.len(), |p| i + 1 + p);
-            let inner: String = chars[i + 1..close].iter().collect();
-            (chain(&lexemes(&inner), true, 0, false), false, close + 1)
-        } else {
-            let mut j = i;
-            while j < chars.len() && !splits(chars[j]) {
-                j += 1;
-            }
-            let word: String = chars[i..j].iter().collect();
-            let or = !negate && word.eq_ignore_ascii_case("or");
-            (chain(&lexemes(&word), true, 0, false), or, j)
-        };
-        i = end;
-        let node = if negate {
-            node.map(|n| QueryNode::Not(Box::new(n)))
-        } else {
-            node
-        };
-        if node.is_some() {
-            terms.push(Term { node, or });
-        }
-    }
-    // Alternatives, each a list of terms: `or` between two terms splits.
-    let mut alternatives: Vec<Vec<QueryNode>> = vec![Vec::new()];
-    let count = terms.len();
-    for (k, term) in terms.into_iter().enumerate() {
-        let current = alternatives.last_mut().expect("one");
-        if term.or && !current.is_empty() && k + 1 < count {
-            alternatives.push(Vec::new());
-            continue;
-        }
-        if let Some(node) = term.node {
-            current.push(node);
-        }
-    }
-    let mut root: Option<QueryNode> = None;
-    for terms in alternatives {
-        let and = terms
-            .into_iter()
-            .reduce(|a, b| QueryNode::And(Box::new(a), Box::new(b)));
-        if let Some(and) = and {
-            root = Some(match root {
-                None => and,
-                Some(r) => QueryNode::Or(Box::new(r), Box::new(and)),
-            });
-        }
-    }
-    Ok(TsQuery { root })
 }
 
 /// The query without its negations (PostgreSQL's `clean_NOT`).
@@ -364,6 +213,11 @@ mod tests {
             ),
             ("fat or>rat", "'fat' | 'rat'"),
             ("abc or-abc", "'abc' & 'or-abc' <-> 'or' <-> 'abc'"),
+            ("abc <-> def", "'abc' & 'def'"),
+            ("a :-b", "'a' & 'b'"),
+            ("a (-b)", "'a' & !'b'"),
+            ("a - b", "'a' & !'b'"),
+            ("abc \"\"\"\"\" def", "'abc' & 'def'"),
             (":", ""),
         ] {
             assert_eq!(
@@ -374,7 +228,50 @@ mod tests {
         }
         assert_eq!(query_tree(&TsQuery::parse("!a & b").unwrap()), "'b'");
         assert_eq!(query_tree(&TsQuery::parse("!a").unwrap()), "T");
-        assert_eq!(to_tsvector(Some("english"), "x").unwrap_err().code, "0A000");
+        assert_eq!(to_tsvector(Some("german"), "x").unwrap_err().code, "0A000");
         assert_eq!(to_tsvector(Some("nope"), "x").unwrap_err().code, "42704");
+    }
+
+    // Proves the english configuration stems words, keeps numbers, and
+    // that its stop words keep their places in documents and phrases, as
+    // PostgreSQL 15's.
+    #[test]
+    fn english_configuration_as_postgresql() {
+        let english = Some("english");
+        assert_eq!(
+            to_tsvector(english, "The fat rats x2y 15 sKies")
+                .unwrap()
+                .text(),
+            "'15':5 'fat':2 'rat':3 'sky':6 'x2y':4"
+        );
+        assert_eq!(
+            plain_query(
+                english,
+                "PostgreSQL can be extended by the user in many ways",
+                true
+            )
+            .unwrap()
+            .text(),
+            "'postgresql' <3> 'extend' <3> 'user' <2> 'mani' <-> 'way'"
+        );
+        assert_eq!(
+            to_tsquery(english, "foo <-> a <-> the <-> bar")
+                .unwrap()
+                .text(),
+            "'foo' <3> 'bar'"
+        );
+        assert_eq!(
+            to_tsquery(english, "(the|and&(i&1))&fghj").unwrap().text(),
+            "'1' & 'fghj'"
+        );
+        assert_eq!(to_tsquery(english, "the").unwrap().text(), "");
+        assert_eq!(
+            websearch_query(english, "this is ----fine").unwrap().text(),
+            "!!!!'fine'"
+        );
+        assert_eq!(
+            websearch_query(Some("simple"), "a - or b").unwrap().text(),
+            "'a' & !'or' & 'b'"
+        );
     }
 }

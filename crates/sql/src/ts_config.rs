@@ -1,0 +1,97 @@
+//! Text search configurations: which dictionary each token kind goes to
+//! (PostgreSQL's `pg_ts_config_map`), and the configuration a name or the
+//! session's `default_text_search_config` names.
+//!
+//! Two are built: `simple` (every token to the `simple` dictionary) and
+//! `english` (words to `english_stem`, numbers and words with digits to
+//! `simple`), PostgreSQL's default. PostgreSQL's other languages'
+//! configurations are 0A000: they need their stemmers' stop lists.
+
+use crate::error::SqlError;
+use crate::ts_dictionaries::Dictionary;
+use crate::ts_parser::TokenKind;
+
+/// A configuration.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Config {
+    Simple,
+    English,
+}
+
+/// PostgreSQL's configurations that folio does not build.
+const OTHER_LANGUAGES: &[&str] = &[
+    "danish",
+    "dutch",
+    "finnish",
+    "french",
+    "german",
+    "hungarian",
+    "italian",
+    "norwegian",
+    "portuguese",
+    "romanian",
+    "russian",
+    "spanish",
+    "swedish",
+    "turkish",
+    "arabic",
+    "greek",
+    "indonesian",
+    "irish",
+    "lithuanian",
+    "nepali",
+    "tamil",
+    "yiddish",
+    "armenian",
+    "basque",
+    "catalan",
+    "hindi",
+    "serbian",
+];
+
+impl Config {
+    /// The configuration `name` names (none: the session's).
+    pub(crate) fn named(name: Option<&str>) -> Result<Config, SqlError> {
+        let name = name
+            .map(str::to_string)
+            .unwrap_or_else(crate::setting_functions::text_search_config);
+        let plain = name.trim().to_ascii_lowercase();
+        let plain = plain.strip_prefix("pg_catalog.").unwrap_or(&plain);
+        match plain {
+            "simple" => Ok(Config::Simple),
+            "english" => Ok(Config::English),
+            other if OTHER_LANGUAGES.contains(&other) => Err(SqlError::unsupported(format!(
+                "text search configuration \"{other}\""
+            ))),
+            _ => Err(SqlError::new(
+                "42704",
+                format!("text search configuration \"{name}\" does not exist"),
+            )),
+        }
+    }
+
+    /// The dictionary a token of `kind` goes to.
+    pub(crate) fn dictionary(self, kind: TokenKind) -> Dictionary {
+        match self {
+            Config::English if kind.is_letters() => Dictionary::EnglishStem,
+            _ => Dictionary::Simple,
+        }
+    }
+}
+
+/// A `SET default_text_search_config` value: a configuration's name,
+/// schema-qualified as PostgreSQL shows it (22023 for no configuration's).
+pub fn config_setting(value: &str) -> Result<String, SqlError> {
+    let plain = value.trim().to_ascii_lowercase();
+    let plain = plain
+        .strip_prefix("pg_catalog.")
+        .unwrap_or(&plain)
+        .to_string();
+    match Config::named(Some(&plain)) {
+        Err(e) if e.code == "42704" => Err(SqlError::new(
+            "22023",
+            format!("invalid value for parameter \"default_text_search_config\": \"{value}\""),
+        )),
+        _ => Ok(format!("pg_catalog.{plain}")),
+    }
+}

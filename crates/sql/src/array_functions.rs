@@ -86,6 +86,8 @@ pub enum ArrayFunc {
         negated: bool,
         insensitive: bool,
         all: bool,
+        /// `~ ANY`: the elements are regular expressions.
+        regex: bool,
     },
     /// `array_dims(array)`: `[l:u]` for each dimension (NULL for none).
     Dims,
@@ -221,9 +223,10 @@ impl ArrayFunc {
             negated,
             insensitive,
             all,
+            regex,
         } = self
         {
-            return like_any(args, negated, insensitive, all);
+            return like_any(args, negated, insensitive, all, regex);
         }
         if let ArrayFunc::Cat(of) = self {
             // An element on one side: PostgreSQL's `array_append` or
@@ -411,6 +414,7 @@ fn like_any(
     negated: bool,
     insensitive: bool,
     all: bool,
+    regex: bool,
 ) -> Result<Value, SqlError> {
     let mut args = args.into_iter();
     let x = args.next().unwrap_or(Value::Null);
@@ -424,7 +428,12 @@ fn like_any(
             unknown = true;
             continue;
         }
-        let hit = crate::functions::like(&text(&x), &text(&pattern), insensitive) != negated;
+        let matched = if regex {
+            crate::regex_match::matches(&text(&x), &text(&pattern), insensitive)?
+        } else {
+            crate::functions::like(&text(&x), &text(&pattern), insensitive)
+        };
+        let hit = matched != negated;
         if hit != all {
             return Ok(Value::Bool(!all));
         }

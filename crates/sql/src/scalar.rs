@@ -944,6 +944,7 @@ fn bind_node(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, S
                     negated: *negated,
                     insensitive,
                     all,
+                    regex: false,
                 }),
                 vec![bind(expr, columns)?, array],
             )
@@ -1233,9 +1234,15 @@ fn bind_any_or_all(
     all: bool,
     columns: &(impl Columns + ?Sized),
 ) -> Result<Scalar, SqlError> {
+    let (mut l, mut r) = (bind(left, columns)?, bind(right, columns)?);
+    if let Some(like) = pattern_operator(op, all) {
+        if is_unknown(&r) {
+            r = fit_unknown(r, SqlType::Array(&SqlType::Text))?;
+        }
+        return Ok(Scalar::Func(Func::Array(like), vec![l, r]));
+    }
     let cmp = Cmp::of(op)
         .ok_or_else(|| SqlError::unsupported(format!("the operator {op} with ANY or ALL")))?;
-    let (mut l, mut r) = (bind(left, columns)?, bind(right, columns)?);
     // `x = ANY ('{1,2}')`, `x = ANY ($1)`: an array of x's type (of text
     // when x has no array type).
     if is_unknown(&r) {
@@ -1257,6 +1264,29 @@ fn bind_any_or_all(
         Func::Array(ArrayFunc::Compare { cmp, all }),
         vec![l, r],
     ))
+}
+
+/// `~`, `~*`, `!~`, `!~*` and `~~`, `~~*`, `!~~`, `!~~*` (LIKE) before
+/// ANY or ALL: each element a pattern.
+fn pattern_operator(op: &BinaryOperator, all: bool) -> Option<ArrayFunc> {
+    use BinaryOperator as B;
+    let (regex, negated, insensitive) = match op {
+        B::PGRegexMatch => (true, false, false),
+        B::PGRegexIMatch => (true, false, true),
+        B::PGRegexNotMatch => (true, true, false),
+        B::PGRegexNotIMatch => (true, true, true),
+        B::PGLikeMatch => (false, false, false),
+        B::PGILikeMatch => (false, false, true),
+        B::PGNotLikeMatch => (false, true, false),
+        B::PGNotILikeMatch => (false, true, true),
+        _ => return None,
+    };
+    Some(ArrayFunc::Like {
+        negated,
+        insensitive,
+        all,
+        regex,
+    })
 }
 
 /// A collation's name (`name` or `pg_catalog.name`).

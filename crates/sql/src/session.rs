@@ -1559,7 +1559,7 @@ impl Session {
         let settings = crate::setting_functions::Scope::enter(
             &copying.settings,
             &self.session_defaults,
-            open_transaction(txn, self.deferrable),
+            crate::settings::OpenTransaction::of(txn, self.deferrable),
         );
         let copy = &mut copying.copy;
         // Triggers look their functions up in the statement's scope.
@@ -1593,7 +1593,7 @@ impl Session {
         let settings = crate::setting_functions::Scope::enter(
             &settings,
             &self.session_defaults,
-            open_transaction(txn, self.deferrable),
+            crate::settings::OpenTransaction::of(txn, self.deferrable),
         );
         let result = match copy.has_triggers() {
             true => crate::object_scope::enter(&cx, txn, &mut self.objects)
@@ -1687,7 +1687,7 @@ impl Session {
         let settings = crate::setting_functions::Scope::enter(
             &self.settings,
             &self.session_defaults,
-            open_transaction(txn, self.deferrable),
+            crate::settings::OpenTransaction::of(txn, self.deferrable),
         );
         let started = crate::object_scope::enter(&cx, txn, &mut self.objects)
             .and_then(|_objects| CopyIn::start(&cx, txn, copy));
@@ -2142,7 +2142,9 @@ impl Session {
                 // The open transaction's level and access mode; outside
                 // a block, the defaults.
                 let open = match &self.block {
-                    Block::Open(txn) => Some(open_transaction(txn, self.deferrable)),
+                    Block::Open(txn) => {
+                        Some(crate::settings::OpenTransaction::of(txn, self.deferrable))
+                    }
                     _ => None,
                 };
                 if name == "all" {
@@ -2456,7 +2458,7 @@ impl Session {
             let settings = crate::setting_functions::Scope::enter(
                 &self.settings,
                 &self.session_defaults,
-                open_transaction(txn, self.deferrable),
+                crate::settings::OpenTransaction::of(txn, self.deferrable),
             );
             let result = f(&cx, txn, &mut self.notices);
             self.notices.extend(cx.raised.take());
@@ -2476,7 +2478,7 @@ impl Session {
             let settings = crate::setting_functions::Scope::enter(
                 &self.settings,
                 &self.session_defaults,
-                open_transaction(&txn, self.settings.default_deferrable()),
+                crate::settings::OpenTransaction::of(&txn, self.settings.default_deferrable()),
             );
             let result = f(&cx, &mut txn, &mut self.notices).and_then(|output| {
                 // The statement is its transaction: its deferred checks
@@ -3296,14 +3298,6 @@ fn first_words(sql: &str) -> String {
 /// The setting `SHOW variable` names, lower case (`transaction isolation
 /// level` in words).
 /// What `SHOW` and `current_setting` report of `txn`.
-fn open_transaction(txn: &Transaction, deferrable: bool) -> crate::settings::OpenTransaction {
-    crate::settings::OpenTransaction {
-        isolation: txn.isolation(),
-        read_only: txn.is_read_only(),
-        deferrable,
-    }
-}
-
 fn show_name(variable: &[sqlparser::ast::Ident]) -> String {
     let name = (variable.iter())
         .map(|i| i.value.to_ascii_lowercase())
@@ -3389,8 +3383,12 @@ fn show_columns(name: &str) -> Vec<crate::output::Column> {
 
 /// A write refused in a READ ONLY transaction (folio-txn's 25006), named
 /// by its command as PostgreSQL names it.
-fn name_read_only_write(mut e: SqlError, statement: &Statement) -> SqlError {
-    if e.code != "25006" || e.message.contains("()") {
+/// Only the generic messages are renamed: one a statement inside a
+/// function or procedure already named stays (PostgreSQL names the
+/// innermost command).
+pub(crate) fn name_read_only_write(mut e: SqlError, statement: &Statement) -> SqlError {
+    let generic = e.message.contains("a write in") || e.message.contains("a row change in");
+    if e.code != "25006" || !generic {
         return e;
     }
     let command = match statement {
@@ -3413,8 +3411,9 @@ fn name_read_only_write(mut e: SqlError, statement: &Statement) -> SqlError {
         },
         Statement::Copy { .. } => "COPY FROM".to_string(),
         Statement::Truncate { .. } => "TRUNCATE TABLE".to_string(),
-        // The prepared statement's run named its command.
-        Statement::Execute { .. } => return e,
+        // The prepared statement's run named its command, as did the
+        // statement a procedure ran.
+        Statement::Execute { .. } | Statement::Call(_) => return e,
         other => {
             // CREATE TABLE, DROP INDEX, ALTER TABLE, ...: the leading
             // keywords, as PostgreSQL's command tags read.

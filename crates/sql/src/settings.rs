@@ -153,6 +153,17 @@ pub struct OpenTransaction {
     pub deferrable: bool,
 }
 
+impl OpenTransaction {
+    /// What `txn` reports (its deferrable mode is the session's to know).
+    pub fn of(txn: &folio_db::Transaction, deferrable: bool) -> OpenTransaction {
+        OpenTransaction {
+            isolation: txn.isolation(),
+            read_only: txn.is_read_only(),
+            deferrable,
+        }
+    }
+}
+
 impl Default for Settings {
     fn default() -> Settings {
         Settings {

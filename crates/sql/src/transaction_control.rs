@@ -159,11 +159,7 @@ pub fn restart(cx: &Ctx<'_>, txn: &mut Transaction, ending: Ending) -> Result<()
             .end_transaction(ending.commit && ended.is_ok());
     }
     cx.now.set(crate::datetime::now());
-    crate::setting_functions::transaction_began(crate::settings::OpenTransaction {
-        isolation,
-        read_only,
-        deferrable: cx.settings.default_deferrable(),
-    });
+    began(cx, txn);
     ended
 }
 
@@ -178,10 +174,16 @@ pub fn begin_again(
 ) -> Result<(), SqlError> {
     let read_only = txn.is_read_only();
     std::mem::replace(txn, next_of(cx, txn, isolation, read_only)?).rollback()?;
-    crate::setting_functions::transaction_began(crate::settings::OpenTransaction {
-        isolation,
-        read_only,
-        deferrable: cx.settings.default_deferrable(),
-    });
+    began(cx, txn);
     Ok(())
+}
+
+/// Tells the statement's settings (`SHOW transaction_isolation`,
+/// `current_setting('transaction_read_only')`) what `txn` now is: after
+/// a procedure's COMMIT or ROLLBACK, or its SET TRANSACTION.
+pub fn began(cx: &Ctx<'_>, txn: &Transaction) {
+    crate::setting_functions::transaction_began(crate::settings::OpenTransaction::of(
+        txn,
+        cx.settings.default_deferrable(),
+    ));
 }

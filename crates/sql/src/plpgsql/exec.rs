@@ -225,6 +225,7 @@ impl<'a, 'c> Runner<'a, 'c> {
         }
         if let Some(read_only) = modes.read_only {
             self.txn.set_read_only(read_only);
+            transaction_control::began(self.cx, self.txn);
         }
         Ok(Output::command("SET"))
     }
@@ -1122,6 +1123,16 @@ impl<'a, 'c> Runner<'a, 'c> {
 
     /// Runs a SQL piece of the body with the variables it names bound.
     fn run_sql(&mut self, sql: &Sql) -> Result<Output, SqlError> {
+        let ran = self.run_sql_unnamed(sql);
+        match &*sql.parsed {
+            Parsed::Sql(statement) => {
+                ran.map_err(|e| crate::session::name_read_only_write(e, statement))
+            }
+            _ => ran,
+        }
+    }
+
+    fn run_sql_unnamed(&mut self, sql: &Sql) -> Result<Output, SqlError> {
         match &*sql.parsed {
             Parsed::Sql(statement) if crate::statement::plannable(statement) => {
                 if let Some(stamp) = self.cached {
@@ -1182,6 +1193,7 @@ impl<'a, 'c> Runner<'a, 'c> {
         kept: &mut KeptSql,
         params: &mut Vec<Value>,
     ) -> Result<Output, SqlError> {
+        self.fresh = false;
         self.txn.next_statement();
         let _objects = crate::object_scope::enter(self.cx, self.txn, &mut self.kept)?;
         if self.read_only {

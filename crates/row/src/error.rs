@@ -92,6 +92,9 @@ pub enum RowError {
     /// A range literal that is not one (22P02; the DETAIL says why).
     #[error("malformed range literal: \"{text}\"")]
     MalformedRange { text: String, detail: &'static str },
+    /// A multirange literal that is not one (22P02; the DETAIL says why).
+    #[error("malformed multirange literal: \"{text}\"")]
+    MalformedMultirange { text: String, detail: &'static str },
     /// An array literal that is not one (22P02; the DETAIL says why, in
     /// PostgreSQL's words).
     #[error("malformed array literal: \"{text}\"")]
@@ -181,7 +184,8 @@ impl RowError {
             )),
             RowError::InvalidJson(detail) => Some(detail.clone()),
             RowError::UntranslatableJson => Some("\\u0000 cannot be converted to text.".into()),
-            RowError::MalformedRange { detail, .. } => Some(detail.to_string()),
+            RowError::MalformedRange { detail, .. }
+            | RowError::MalformedMultirange { detail, .. } => Some(detail.to_string()),
             RowError::MalformedArray { detail, .. } | RowError::MalformedRecord { detail, .. } => {
                 Some(detail.clone())
             }
@@ -212,6 +216,7 @@ impl RowError {
             | RowError::InvalidInput(_)
             | RowError::InvalidJson(_)
             | RowError::MalformedRange { .. }
+            | RowError::MalformedMultirange { .. }
             | RowError::MalformedArray { .. }
             | RowError::MalformedRecord { .. }
             | RowError::CidrHostBits { .. } => "22P02",

@@ -16,6 +16,7 @@
 //! | interval | its span (months as 30 days) in microseconds, an i128 big-endian with the sign bit flipped |
 //! | text, varchar, char, bytea | the bytes with `0x00` escaped as `0x00 0xFF`, then `0x00 0x00` (a prefix sorts first; C collation) |
 //! | bit, varbit | the bytes escaped as a bytea's, then the bit length (u32 big-endian): PostgreSQL's `bit_cmp` (`bits.rs`) |
+//! | multirange | each range: `0x01`, then its key as a range's; then `0x00` (PostgreSQL's `multirange_cmp`: range by range, fewer ranges first) |
 //! | range | `0x00` empty; else `0x01`, then the lower bound: `0x00` infinite, or `0x01`, the element's key, then `0x01` inclusive / `0x02` exclusive; then the upper bound: `0x01`, the element's key, then `0x00` exclusive / `0x01` inclusive, or `0x02` infinite (PostgreSQL's `range_cmp`: every element key ends itself, so the bytes order as the bounds) |
 //! | array | each element in row-major order: `0x01` then its key, or `0x03` for NULL; then `0x00` (element by element, NULL after every value, a prefix first: PostgreSQL's `array_cmp`); then, for an array neither empty nor one-dimensional of lower bound 1, `0x04`, the number of dimensions (u8), each length (u32 big-endian), each lower bound (i32, sign flipped): PostgreSQL's order of shapes after equal elements, but for one: a one-dimensional array of lower bound below 1 sorts after the lower-bound-1 array of the same elements (PostgreSQL: before), and in a descending column a plain array comes before the other shapes of its elements (PostgreSQL: after), so that keys of plain arrays stay as before session 67; equal arrays have equal keys and unequal ones unequal keys either way |
 //! | numeric | `0x01` negative / `0x02` zero / `0x03` positive / `0x04` NaN; then, for a non-zero number `0.d1..dn * 10^e`, `e` (i16, sign flipped, big-endian) and the digits as `1..=10`, ended by `0x00`; for ±Infinity `e` = `0x7FFF` (no finite numeric reaches it) and no digits; all of it inverted for negatives |
@@ -30,6 +31,7 @@
 use crate::array::{Array, Dim};
 use crate::bits::BitString;
 use crate::error::RowError;
+use crate::multirange::Multirange;
 use crate::numeric::Numeric;
 use crate::range::{Bound, Range, RangeKind};
 use crate::types::SqlType;
@@ -210,6 +212,13 @@ fn value_key(v: &Value, out: &mut Vec<u8>) {
         Value::TsQuery(q) => q.key_bytes(out),
         Value::Numeric(n) => numeric_key(n, out),
         Value::Range(r) => range_key(r, out),
+        Value::Multirange(m) => {
+            for r in m.ranges() {
+                out.push(0x01);
+                range_key(r, out);
+            }
+            out.push(0x00);
+        }
         Value::Array(array) => {
             elements_key(array.items(), out);
             if !array.is_plain() {
@@ -312,6 +321,7 @@ pub fn hash_key(values: &[Value], out: &mut Vec<u8>) {
             Value::Tid(..) => 21,
             Value::Xid(_) => 22,
             Value::Range(_) => 23,
+            Value::Multirange(_) => 32,
             Value::Time(_) => 24,
             Value::TimeTz(_) => 25,
             Value::PgLsn(_) => 26,
@@ -623,6 +633,13 @@ fn key_value(r: &mut KeyReader<'_>, ty: SqlType) -> Result<Value, RowError> {
             }
         }
         SqlType::Range(kind) => Value::Range(Box::new(range_from_key(r, kind)?)),
+        SqlType::Multirange(kind) => {
+            let mut ranges = Vec::new();
+            while r.byte()? == 0x01 {
+                ranges.push(range_from_key(r, kind)?);
+            }
+            Value::Multirange(Box::new(Multirange::new(kind, ranges)?))
+        }
     })
 }
 

@@ -34,6 +34,8 @@ mod jsonpath_text;
 mod key;
 pub mod lsn;
 pub mod macaddr;
+mod multirange;
+mod multirange_text;
 mod numeric;
 mod numeric_math;
 pub mod oid;
@@ -84,6 +86,7 @@ pub use jsonpath::{
 pub use jsonpath_parse::parse_jsonpath;
 pub use jsonpath_text::{path_text, stored_text as path_stored_text};
 pub use key::{KeyColumn, MAX_KEY_LEN, decode_key, encode_key, hash_key};
+pub use multirange::Multirange;
 pub use numeric::{LongNumeric, MAX_NUMERIC_SCALE, MAX_WHOLE_DIGITS, Numeric, Rounding};
 pub use range::{Bound, Range, RangeKind};
 pub use row_format::{

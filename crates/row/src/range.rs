@@ -395,34 +395,60 @@ impl Range {
     /// `-`: the elements of this range not in `other`; a result in two
     /// pieces is 22000 (PostgreSQL's `range_minus`).
     pub fn difference(&self, other: &Range) -> Result<Range, RowError> {
-        let (Some((l1, u1)), Some((l2, u2))) = (&self.bounds, &other.bounds) else {
-            return Ok(self.clone());
-        };
-        let l1_l2 = cmp_bounds(l1, Side::Lower, l2, Side::Lower);
-        let l1_u2 = cmp_bounds(l1, Side::Lower, u2, Side::Upper);
-        let u1_l2 = cmp_bounds(u1, Side::Upper, l2, Side::Lower);
-        let u1_u2 = cmp_bounds(u1, Side::Upper, u2, Side::Upper);
-        if l1_l2.is_lt() && u1_u2.is_gt() {
-            return Err(RowError::DataException(
+        let (below, above) = self.split_by(other)?;
+        match (below.is_empty(), above.is_empty()) {
+            (false, false) => Err(RowError::DataException(
                 "result of range difference would not be contiguous".into(),
-            ));
+            )),
+            (true, _) => Ok(above),
+            (false, true) => Ok(below),
         }
-        if l1_u2.is_gt() || u1_l2.is_lt() {
-            return Ok(self.clone());
-        }
-        if l1_l2.is_ge() && u1_u2.is_le() {
-            return Ok(Range::empty(self.kind));
-        }
-        // What is left is below `other` (its lower bound, flipped, ends
-        // it) or above it (its upper bound, flipped, starts it).
+    }
+
+    /// The elements of this range below every element of `other` and
+    /// those above every one: the two pieces `other` leaves (either may
+    /// be empty; an empty `other` leaves the range whole, below). The one
+    /// owner of subtraction, for `-` of ranges and of multiranges.
+    pub fn split_by(&self, other: &Range) -> Result<(Range, Range), RowError> {
+        let (Some((l1, u1)), Some((l2, u2))) = (&self.bounds, &other.bounds) else {
+            return Ok((self.clone(), Range::empty(self.kind)));
+        };
+        // A bound of `other`, flipped, ends the piece below it or starts
+        // the piece above it.
         let flipped = |b: &Bound| Bound {
             value: b.value.clone(),
             inclusive: !b.inclusive,
         };
-        if l1_l2.is_le() && u1_l2.is_ge() && u1_u2.is_le() {
-            return Range::new(self.kind, l1.clone(), flipped(l2));
+        let below = if l2.value.is_some() && cmp_bounds(l1, Side::Lower, l2, Side::Lower).is_lt() {
+            let end = flipped(l2);
+            let upper =
+                std::cmp::min_by(u1, &end, |a, b| cmp_bounds(a, Side::Upper, b, Side::Upper));
+            Range::new(self.kind, l1.clone(), upper.clone())?
+        } else {
+            Range::empty(self.kind)
+        };
+        let above = if u2.value.is_some() && cmp_bounds(u1, Side::Upper, u2, Side::Upper).is_gt() {
+            let start = flipped(u2);
+            let lower = std::cmp::max_by(l1, &start, |a, b| {
+                cmp_bounds(a, Side::Lower, b, Side::Lower)
+            });
+            Range::new(self.kind, lower.clone(), u1.clone())?
+        } else {
+            Range::empty(self.kind)
+        };
+        Ok((below, above))
+    }
+
+    /// The range from this one's lower bound to `last`'s upper bound
+    /// (`last` not below this one; both non-empty): a multirange's span.
+    pub fn spanning_to(&self, last: &Range) -> Range {
+        match (&self.bounds, &last.bounds) {
+            (Some((lower, _)), Some((_, upper))) => Range {
+                kind: self.kind,
+                bounds: Some((lower.clone(), upper.clone())),
+            },
+            _ => unreachable!("the span of non-empty ranges"),
         }
-        Range::new(self.kind, flipped(u2), u1.clone())
     }
 }
 

@@ -5,7 +5,7 @@
 //! | column count | u16 |
 //! | flags | u8: bit 0 = has nulls |
 //! | null bitmap | `ceil(count / 8)` bytes, only with nulls; bit `i` set = column `i` is null (PostgreSQL's `t_bits` is the opposite: set = not null) |
-//! | values | the non-null ones in column order: fixed-width types little-endian (int2 2, int4/float4/date 4, int8/float8/timestamp[tz] 8, bool 1, uuid 16, numeric 18, a long numeric's payload after its 18: `Numeric::stored_len`); text, varchar, char, bytea, arrays, composite values and ranges as a u32 length then the bytes (an array's or a composite value's: [`fields_payload`]; a range's: PostgreSQL's flags byte, then its finite bounds as their element type's values: [`range_payload`]), or, stored out of line, the length with its top bit set ([`EXTERNAL`]) then the value's id (u64) and its length (u64); a long numeric stored out of line as an 18-byte head of flags 5 holding its id (u64) and length (u64) (`Numeric::external_head`; since session 59, rows written before never hold one) |
+//! | values | the non-null ones in column order: fixed-width types little-endian (int2 2, int4/float4/date 4, int8/float8/timestamp[tz] 8, bool 1, uuid 16, numeric 18, a long numeric's payload after its 18: `Numeric::stored_len`); text, varchar, char, bytea, arrays, composite values, ranges and multiranges as a u32 length then the bytes (an array's or a composite value's: [`fields_payload`]; a range's: PostgreSQL's flags byte, then its finite bounds as their element type's values: [`range_payload`]; a multirange's: its range count (u32), then each range as a u32 length and its range payload: [`multirange_payload`]), or, stored out of line, the length with its top bit set ([`EXTERNAL`]) then the value's id (u64) and its length (u64); a long numeric stored out of line as an 18-byte head of flags 5 holding its id (u64) and length (u64) (`Numeric::external_head`; since session 59, rows written before never hold one) |
 //!
 //! What is stored out of line ([`value_payload`]) is a variable-length
 //! value's bytes after its length word, or a long numeric's whole inline
@@ -18,6 +18,7 @@
 
 use crate::array::{Array, Dim};
 use crate::error::RowError;
+use crate::multirange::Multirange;
 use crate::numeric::Numeric;
 use crate::range::{Bound, Range, RangeKind};
 use crate::types::SqlType;
@@ -195,6 +196,11 @@ fn put_value(out: &mut Vec<u8>, v: &Value, ty: SqlType) -> Result<(), RowError> 
             out.extend_from_slice(&inline_len(payload.len())?.to_le_bytes());
             out.extend_from_slice(&payload);
         }
+        Value::Multirange(m) => {
+            let payload = multirange_payload(m)?;
+            out.extend_from_slice(&inline_len(payload.len())?.to_le_bytes());
+            out.extend_from_slice(&payload);
+        }
         Value::Record(fields) => {
             let SqlType::Composite(def) = ty else {
                 return Err(RowError::TypeMismatch {
@@ -287,6 +293,45 @@ fn decode_range(b: &[u8], kind: RangeKind) -> Result<Value, RowError> {
         kind,
         bounds: Some((lower, upper)),
     })))
+}
+
+/// A multirange's stored bytes: its range count (u32), then each range
+/// as its payload's length (u32) and [`range_payload`].
+fn multirange_payload(m: &Multirange) -> Result<Vec<u8>, RowError> {
+    let mut out = inline_len(m.ranges().len())?.to_le_bytes().to_vec();
+    for r in m.ranges() {
+        let payload = range_payload(r)?;
+        out.extend_from_slice(&inline_len(payload.len())?.to_le_bytes());
+        out.extend_from_slice(&payload);
+    }
+    Ok(out)
+}
+
+/// The multirange of `kind` stored as `b` ([`multirange_payload`]).
+fn decode_multirange(b: &[u8], kind: RangeKind) -> Result<Value, RowError> {
+    let mut rest = b;
+    let mut take = |n: usize| -> Result<&[u8], RowError> {
+        if rest.len() < n {
+            return Err(corrupt("a multirange cut short"));
+        }
+        let (head, tail) = rest.split_at(n);
+        rest = tail;
+        Ok(head)
+    };
+    let word = |bytes: &[u8]| u32::from_le_bytes(bytes.try_into().expect("4")) as usize;
+    let count = word(take(4)?);
+    let mut ranges = Vec::new();
+    for _ in 0..count {
+        let len = word(take(4)?);
+        match decode_range(take(len)?, kind)? {
+            Value::Range(r) => ranges.push(*r),
+            _ => unreachable!("decode_range makes ranges"),
+        }
+    }
+    if !rest.is_empty() {
+        return Err(corrupt("bytes after a multirange's ranges"));
+    }
+    Ok(Value::Multirange(Box::new(Multirange::new(kind, ranges)?)))
 }
 
 /// An array's stored bytes (what its length word counts): the element
@@ -681,6 +726,7 @@ fn decode_value(bytes: Option<&[u8]>, ty: SqlType) -> Result<Value, RowError> {
         }
         SqlType::Array(element) => decode_array(b, *element)?,
         SqlType::Range(kind) => decode_range(b, kind)?,
+        SqlType::Multirange(kind) => decode_multirange(b, kind)?,
         SqlType::Composite(def) => decode_composite(b, def)?,
         SqlType::Record => return Err(corrupt("a record in a stored row")),
         SqlType::Json | SqlType::Jsonb | SqlType::JsonPath => {

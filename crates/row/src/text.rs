@@ -243,6 +243,7 @@ impl Value {
             Value::MacAddr(m) => crate::macaddr::mac_text(m),
             Value::MacAddr8(m) => crate::macaddr::mac_text(m),
             Value::Range(r) => crate::range_text::range_out(r, style),
+            Value::Multirange(m) => crate::multirange_text::multirange_out(m, style),
             Value::Bit(b) => b.text(),
             Value::Geo(g) => crate::geometry_text::text(g, digits),
             Value::TsVector(v) => v.text(),
@@ -337,6 +338,9 @@ impl Value {
             SqlType::Range(kind) => Value::Range(Box::new(crate::range_text::range_in(
                 kind, text, zone, order,
             )?)),
+            SqlType::Multirange(kind) => Value::Multirange(Box::new(
+                crate::multirange_text::multirange_in(kind, text, zone, order)?,
+            )),
             SqlType::Bit(_) | SqlType::VarBit(_) => {
                 Value::Bit(Box::new(crate::bits::BitString::parse(text)?))
             }

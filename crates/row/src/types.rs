@@ -93,6 +93,9 @@ pub enum SqlType {
     /// A built-in range type (`int4range`, ..., `range.rs`); its values
     /// are `Value::Range`.
     Range(RangeKind),
+    /// The multirange type of a built-in range type (`int4multirange`,
+    /// ..., `multirange.rs`); its values are `Value::Multirange`.
+    Multirange(RangeKind),
     /// `bit(n)`: exactly `n` bits (`bits.rs`); `None`, any length (the
     /// type of a `B'...'` literal and of the bit operators' results; a
     /// column's `bit` alone is `bit(1)`).
@@ -113,7 +116,7 @@ pub enum SqlType {
 const MAX_MODIFIED_ELEMENTS: usize = 4096;
 
 /// The element types arrays have.
-static ELEMENTS: [SqlType; 43] = [
+static ELEMENTS: [SqlType; 49] = [
     SqlType::Bool,
     SqlType::Bytea,
     SqlType::Int2,
@@ -156,6 +159,12 @@ static ELEMENTS: [SqlType; 43] = [
     SqlType::Range(RangeKind::Date),
     SqlType::Range(RangeKind::Ts),
     SqlType::Range(RangeKind::Tstz),
+    SqlType::Multirange(RangeKind::Int4),
+    SqlType::Multirange(RangeKind::Int8),
+    SqlType::Multirange(RangeKind::Num),
+    SqlType::Multirange(RangeKind::Date),
+    SqlType::Multirange(RangeKind::Ts),
+    SqlType::Multirange(RangeKind::Tstz),
     SqlType::Record,
 ];
 
@@ -203,6 +212,7 @@ impl SqlType {
             SqlType::TsVector => 3614,
             SqlType::TsQuery => 3615,
             SqlType::Range(kind) => kind.oid(),
+            SqlType::Multirange(kind) => kind.multirange_oid(),
             SqlType::Array(element) => match element {
                 SqlType::Bool => 1000,
                 SqlType::Bytea => 1001,
@@ -237,6 +247,7 @@ impl SqlType {
                 SqlType::TsVector => 3643,
                 SqlType::TsQuery => 3645,
                 SqlType::Range(kind) => kind.array_oid(),
+                SqlType::Multirange(kind) => kind.multirange_array_oid(),
                 SqlType::Record => 2287,
                 _ => 1009,
             },
@@ -367,6 +378,12 @@ impl SqlType {
                 if let Some(kind) = RangeKind::ALL.into_iter().find(|k| k.oid() == other) {
                     return Some(SqlType::Range(kind));
                 }
+                if let Some(kind) = RangeKind::ALL
+                    .into_iter()
+                    .find(|k| k.multirange_oid() == other)
+                {
+                    return Some(SqlType::Multirange(kind));
+                }
                 if let Some(kind) = GeoKind::from_oid(other) {
                     return Some(SqlType::Geo(kind));
                 }
@@ -445,6 +462,7 @@ impl SqlType {
             SqlType::MacAddr8 => "macaddr8".into(),
             SqlType::Refcursor => "refcursor".into(),
             SqlType::Range(kind) => kind.name().into(),
+            SqlType::Multirange(kind) => kind.multirange_name().into(),
             SqlType::Bit(None) => "bit".into(),
             SqlType::Bit(Some(n)) => format!("bit({n})"),
             SqlType::VarBit(None) => "bit varying".into(),
@@ -502,7 +520,10 @@ impl SqlType {
             SqlType::Composite(def) => def.fields.iter().all(|(_, t)| t.key_decodes_exactly()),
             _ => !matches!(
                 self,
-                SqlType::Numeric(_) | SqlType::Interval(_) | SqlType::Range(RangeKind::Num)
+                SqlType::Numeric(_)
+                    | SqlType::Interval(_)
+                    | SqlType::Range(RangeKind::Num)
+                    | SqlType::Multirange(RangeKind::Num)
             ),
         }
     }
@@ -538,6 +559,7 @@ impl SqlType {
             | SqlType::Inet
             | SqlType::Cidr
             | SqlType::Range(_)
+            | SqlType::Multirange(_)
             | SqlType::Array(_)
             | SqlType::Record
             | SqlType::Composite(_)

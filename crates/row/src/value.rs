@@ -9,6 +9,7 @@ use crate::inet::Inet;
 use crate::interval::Interval;
 use crate::json::Jsonb;
 use crate::jsonpath::JsonPath;
+use crate::multirange::Multirange;
 use crate::numeric::Numeric;
 use crate::range::Range;
 use crate::time_with_zone::TimeTz;
@@ -72,6 +73,8 @@ pub enum Value {
     MacAddr8([u8; 8]),
     /// A value of a built-in range type (`range.rs`).
     Range(Box<Range>),
+    /// A value of a built-in multirange type (`multirange.rs`).
+    Multirange(Box<Multirange>),
     /// A `bit(n)` or `bit varying(n)` value (`bits.rs`).
     Bit(Box<BitString>),
     /// A value of a geometric type (`geometry.rs`).
@@ -127,6 +130,7 @@ impl Value {
             Value::MacAddr(_) => "macaddr",
             Value::MacAddr8(_) => "macaddr8",
             Value::Range(r) => r.kind.name(),
+            Value::Multirange(m) => m.kind.multirange_name(),
             Value::Bit(_) => "bit",
             Value::Geo(g) => g.kind().name(),
             Value::JsonPath(_) => "jsonpath",
@@ -306,6 +310,7 @@ impl Value {
             }
             (Value::Enum(v), SqlType::Enum(t)) => v.ty.oid == t.oid,
             (Value::Range(r), SqlType::Range(kind)) => r.kind == kind,
+            (Value::Multirange(m), SqlType::Multirange(kind)) => m.kind == kind,
             _ => false,
         }
     }
@@ -363,6 +368,7 @@ impl Value {
             (Value::Interval(a), Value::Interval(b)) => a.cmp_span(b),
             (Value::Jsonb(a), Value::Jsonb(b)) => a.cmp(b),
             (Value::Range(a), Value::Range(b)) if a.kind == b.kind => a.range_cmp(b),
+            (Value::Multirange(a), Value::Multirange(b)) if a.kind == b.kind => a.multirange_cmp(b),
             // In the type's declared order (sort orders never change).
             (Value::Enum(a), Value::Enum(b)) if a.ty.oid == b.ty.oid => {
                 a.sort().total_cmp(&b.sort())

@@ -89,6 +89,11 @@ pub enum Kind {
     /// `corr`, `covar_*`, `regr_*` of `(Y, X)` (`regression.rs`): X is
     /// the call's second argument (`Call::delimiter`'s place).
     Regression(Regr),
+    /// `range_agg(x)` (`intersect` false) / `range_intersect_agg(x)` of
+    /// ranges or multiranges (`multirange_functions::aggregate`).
+    RangeAgg {
+        intersect: bool,
+    },
     /// A `CREATE AGGREGATE` one (`user_aggregates.rs`): its functions are
     /// the call's `Call::user`; a second argument is in
     /// `Call::delimiter`'s place.
@@ -106,6 +111,8 @@ impl Kind {
             Kind::Max => "max",
             Kind::StringAgg => "string_agg",
             Kind::BoolAnd => "bool_and",
+            Kind::RangeAgg { intersect: false } => "range_agg",
+            Kind::RangeAgg { intersect: true } => "range_intersect_agg",
             Kind::BoolOr => "bool_or",
             Kind::ArrayAgg => "array_agg",
             Kind::JsonAgg { jsonb: false } => "json_agg",
@@ -167,6 +174,8 @@ impl Kind {
             "max" => Kind::Max,
             "string_agg" => Kind::StringAgg,
             "bool_and" | "every" => Kind::BoolAnd,
+            "range_agg" => Kind::RangeAgg { intersect: false },
+            "range_intersect_agg" => Kind::RangeAgg { intersect: true },
             "bool_or" => Kind::BoolOr,
             "array_agg" => Kind::ArrayAgg,
             "json_agg" => Kind::JsonAgg { jsonb: false },
@@ -221,6 +230,9 @@ impl Kind {
             Kind::StringAgg if arg == SqlType::Bytea => SqlType::Bytea,
             Kind::StringAgg => SqlType::Text,
             Kind::BoolAnd | Kind::BoolOr => SqlType::Bool,
+            Kind::RangeAgg { intersect } => {
+                crate::multirange_functions::aggregate_type(intersect, arg).unwrap_or(arg)
+            }
             Kind::Regression(which) => which.ty(),
             // (`bind_call` refuses an argument without an array type.)
             // Of arrays: one more dimension, the same type.
@@ -595,10 +607,14 @@ pub fn bind_call<C: Columns + ?Sized>(
         )));
     }
     // Nor has a composite type (a table's whole row) a min or max, nor
-    // a bit string.
+    // a bit string, a range or a multirange.
     if matches!(
         arg_type,
-        SqlType::Composite(_) | SqlType::Bit(_) | SqlType::VarBit(_)
+        SqlType::Composite(_)
+            | SqlType::Bit(_)
+            | SqlType::VarBit(_)
+            | SqlType::Range(_)
+            | SqlType::Multirange(_)
     ) && matches!(kind, Kind::Min | Kind::Max)
     {
         return Err(functions::no_match(format!(
@@ -621,6 +637,14 @@ pub fn bind_call<C: Columns + ?Sized>(
         if !fits(&arg) || !fits(&delimiter) {
             return Err(no_such_call(&name, &list.args, source));
         }
+    }
+    if let Kind::RangeAgg { intersect } = kind
+        && crate::multirange_functions::aggregate_type(intersect, arg_type).is_none()
+    {
+        return Err(functions::no_match(format!(
+            "function {name}({}) does not exist",
+            arg_type.name()
+        )));
     }
     if matches!(kind, Kind::BoolAnd | Kind::BoolOr) && arg_type != SqlType::Bool {
         return Err(functions::no_match(format!(
@@ -926,7 +950,9 @@ impl State {
             Kind::Min | Kind::Max => State::Extreme(None),
             Kind::StringAgg => State::Text(None),
             Kind::BoolAnd | Kind::BoolOr => State::Bool(None),
-            Kind::ArrayAgg | Kind::JsonAgg { .. } | Kind::OrderedSet(_) => State::Array(None),
+            Kind::ArrayAgg | Kind::JsonAgg { .. } | Kind::OrderedSet(_) | Kind::RangeAgg { .. } => {
+                State::Array(None)
+            }
             Kind::JsonObjectAgg { .. } => State::Pairs(None),
             Kind::Spread { .. } => State::Spread(Moments::None),
             Kind::Regression(_) => State::Regression(Default::default()),
@@ -1396,6 +1422,9 @@ fn result(call: &Call, state: State) -> Result<Value, SqlError> {
         },
         State::Array(Some(items)) => match call.kind {
             Kind::JsonAgg { jsonb } => crate::json_build::agg(jsonb, &items)?,
+            Kind::RangeAgg { intersect } => {
+                crate::multirange_functions::aggregate(intersect, items)?
+            }
             _ if items.iter().any(|v| matches!(v, Value::Array(_))) => agg_arrays(items)?,
             _ => Value::array(items),
         },

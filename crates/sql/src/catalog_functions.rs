@@ -772,7 +772,7 @@ pub fn type_name(oid: i64, typmod: i32) -> String {
 
 /// PostgreSQL's pseudo-types folio names (`format_type`, `regtype`):
 /// the results and arguments of functions that are not values' types.
-const PSEUDO_TYPES: [(i64, &str); 15] = [
+const PSEUDO_TYPES: [(i64, &str); 19] = [
     (2249, "record"),
     (2275, "cstring"),
     (2276, "\"any\""),
@@ -784,10 +784,14 @@ const PSEUDO_TYPES: [(i64, &str); 15] = [
     (2283, "anyelement"),
     (2776, "anynonarray"),
     (3500, "anyenum"),
+    (3831, "anyrange"),
+    (4537, "anymultirange"),
+    (4538, "anycompatiblemultirange"),
     (3838, "event_trigger"),
     (5077, "anycompatible"),
     (5078, "anycompatiblearray"),
     (5079, "anycompatiblenonarray"),
+    (5080, "anycompatiblerange"),
 ];
 
 /// `pg_size_pretty`: bytes below 10 kB, else kB, MB, GB, TB or PB, each

@@ -1415,6 +1415,14 @@ pub(crate) fn deparse(s: &Scalar, columns: &[String], types: &[SqlType]) -> Stri
             [a, b] => format!("({} {} {})", d(a), f.symbol().unwrap_or("?"), d(b)),
             _ => format!("{}(...)", f.symbol().unwrap_or("?")),
         },
+        Scalar::Func(Func::Multirange(f), args) if f.symbol().is_some() && args.len() == 2 => {
+            format!(
+                "({} {} {})",
+                d(&args[0]),
+                f.symbol().unwrap_or("?"),
+                d(&args[1])
+            )
+        }
         Scalar::Func(Func::Range(f), args) if f.symbol().is_some() && args.len() == 2 => {
             format!(
                 "({} {} {})",
@@ -1555,6 +1563,7 @@ pub(crate) fn type_name(ty: SqlType) -> std::borrow::Cow<'static, str> {
         SqlType::InternalChar => "\"char\"",
         SqlType::Refcursor => "refcursor",
         SqlType::Range(kind) => kind.name(),
+        SqlType::Multirange(kind) => kind.multirange_name(),
         SqlType::Geo(kind) => kind.name(),
         SqlType::Bit(_) => "bit",
         SqlType::VarBit(_) => "bit varying",

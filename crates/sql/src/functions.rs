@@ -158,6 +158,9 @@ pub enum Func {
     /// looked up by [`Func::of`] (`lower` and `upper` are also the
     /// string functions).
     Range(crate::range_functions::RangeFunc),
+    /// A multirange constructor, function or operator
+    /// (`multirange_functions.rs`), bound by that file as ranges' are.
+    Multirange(crate::multirange_functions::MultirangeFunc),
     /// An operator or function of the network address types, bound by
     /// `network_functions::bind_call` / `bind_operator` / `bind_prefix`.
     Net(crate::network_functions::NetFunc),
@@ -428,6 +431,7 @@ impl Func {
             Func::Regex(f) => f.name(),
             Func::Json(f) => f.name(),
             Func::Range(f) => f.name(),
+            Func::Multirange(f) => f.name(),
             Func::Net(f) => f.name(),
             Func::Geo(f) => Some(f.name),
             Func::Advisory(f) => f.name(),
@@ -601,6 +605,7 @@ impl Func {
             Func::Regex(f) => f.takes(count),
             Func::Json(f) => f.takes(count),
             Func::Range(f) => f.takes(count),
+            Func::Multirange(_) => true,
             Func::Net(_) => true,
             Func::Geo(f) => f.params.len() == count,
             Func::Advisory(f) => f.takes(count),
@@ -776,6 +781,7 @@ impl Func {
             Func::Regex(f) => f.ty(),
             Func::Json(f) => f.ty(args),
             Func::Range(f) => f.ty(args),
+            Func::Multirange(f) => f.ty(args),
             Func::Net(f) => f.ty(args),
             Func::Geo(f) => f.ty(),
             Func::Advisory(f) => f.ty(),
@@ -847,6 +853,7 @@ impl Func {
         ) && !matches!(self, Func::Array(f) if !f.is_strict())
             && !matches!(self, Func::Json(f) if !f.is_strict())
             && !matches!(self, Func::Range(f) if !f.is_strict())
+            && !matches!(self, Func::Multirange(f) if !f.is_strict(args.len()))
             && !matches!(self, Func::Catalog(f) if !f.is_strict())
             && !matches!(self, Func::Setting(f) if !f.is_strict())
             && !matches!(self, Func::Row(_));
@@ -1258,6 +1265,7 @@ impl Func {
             Func::Regex(f) => f.eval(&args)?,
             Func::Json(f) => f.eval(args)?,
             Func::Range(f) => f.eval(args)?,
+            Func::Multirange(f) => f.eval(args)?,
             Func::Net(f) => f.eval(&args)?,
             Func::Geo(f) => f.eval(&args)?,
             Func::Crypto(f) => f.eval(&args)?,
@@ -1743,6 +1751,7 @@ pub fn exists(name: &str) -> bool {
         || crate::window::is_window_name(name)
         || crate::table_functions::is_table_function_name(name)
         || crate::range_functions::is_name(name)
+        || crate::multirange_functions::is_name(name)
         || crate::network_functions::is_name(name)
         || crate::geometry_functions::is_name(name)
         || crate::ts_functions::is_name(name)

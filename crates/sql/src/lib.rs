@@ -105,6 +105,8 @@ mod matviews;
 mod merge;
 mod merge_syntax;
 mod modifying_cte;
+mod multirange_functions;
+mod multirange_wire;
 mod names;
 mod network_functions;
 mod num_template;

@@ -63,8 +63,8 @@ fn operator(symbol: &str, x: Option<SqlType>, y: Option<SqlType>) -> Result<(), 
     let enum_mismatch =
         (matches!(x, SqlType::Enum(_)) || matches!(y, SqlType::Enum(_))) && x.oid() != y.oid();
     // So does a range (PostgreSQL's range comparisons are `anyrange`).
-    let range_mismatch =
-        (matches!(x, SqlType::Range(_)) || matches!(y, SqlType::Range(_))) && x.oid() != y.oid();
+    let ranged = |t: SqlType| matches!(t, SqlType::Range(_) | SqlType::Multirange(_));
+    let range_mismatch = (ranged(x) || ranged(y)) && x.oid() != y.oid();
     if (string(x) && y.is_number())
         || (x.is_number() && string(y))
         || enum_mismatch

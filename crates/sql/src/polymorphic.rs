@@ -1,6 +1,8 @@
 //! Polymorphic pseudo-types of SQL functions' arguments and results
-//! (`anyelement`, `anyarray`, `anynonarray`, `anycompatible`,
-//! `anycompatiblearray`, `anycompatiblenonarray`).
+//! (`anyelement`, `anyarray`, `anynonarray`, `anyrange`,
+//! `anymultirange`, `anycompatible`, `anycompatiblearray`,
+//! `anycompatiblenonarray`, `anycompatiblerange`,
+//! `anycompatiblemultirange`).
 //!
 //! A SQL function's call is expanded into its body (`sql_functions.rs`),
 //! so a polymorphic argument is placed as the call wrote it, without a
@@ -21,21 +23,33 @@ pub const ANYELEMENT: u32 = 2283;
 pub const ANYARRAY: u32 = 2277;
 /// `anynonarray`.
 pub const ANYNONARRAY: u32 = 2776;
+/// `anyrange`.
+pub const ANYRANGE: u32 = 3831;
+/// `anymultirange`.
+pub const ANYMULTIRANGE: u32 = 4537;
 /// `anycompatible`.
 pub const ANYCOMPATIBLE: u32 = 5077;
 /// `anycompatiblearray`.
 pub const ANYCOMPATIBLEARRAY: u32 = 5078;
 /// `anycompatiblenonarray`.
 pub const ANYCOMPATIBLENONARRAY: u32 = 5079;
+/// `anycompatiblerange`.
+pub const ANYCOMPATIBLERANGE: u32 = 5080;
+/// `anycompatiblemultirange`.
+pub const ANYCOMPATIBLEMULTIRANGE: u32 = 4538;
 
 /// The polymorphic pseudo-types by name (the names `format_type` gives).
-const NAMES: [(&str, u32); 6] = [
+const NAMES: [(&str, u32); 10] = [
     ("anyelement", ANYELEMENT),
     ("anyarray", ANYARRAY),
     ("anynonarray", ANYNONARRAY),
+    ("anyrange", ANYRANGE),
+    ("anymultirange", ANYMULTIRANGE),
     ("anycompatible", ANYCOMPATIBLE),
     ("anycompatiblearray", ANYCOMPATIBLEARRAY),
     ("anycompatiblenonarray", ANYCOMPATIBLENONARRAY),
+    ("anycompatiblerange", ANYCOMPATIBLERANGE),
+    ("anycompatiblemultirange", ANYCOMPATIBLEMULTIRANGE),
 ];
 
 /// The oid of the polymorphic pseudo-type `ty` names, if it names one.
@@ -63,27 +77,49 @@ pub fn is_array(oid: u32) -> bool {
 fn is_compatible_family(oid: u32) -> bool {
     matches!(
         oid,
-        ANYCOMPATIBLE | ANYCOMPATIBLEARRAY | ANYCOMPATIBLENONARRAY
+        ANYCOMPATIBLE
+            | ANYCOMPATIBLEARRAY
+            | ANYCOMPATIBLENONARRAY
+            | ANYCOMPATIBLERANGE
+            | ANYCOMPATIBLEMULTIRANGE
+    )
+}
+
+/// Whether `oid` is a range or multirange member of either family.
+fn is_ranged(oid: u32) -> bool {
+    matches!(
+        oid,
+        ANYRANGE | ANYMULTIRANGE | ANYCOMPATIBLERANGE | ANYCOMPATIBLEMULTIRANGE
     )
 }
 
 /// PostgreSQL's CREATE-time rule: a polymorphic result needs an argument
-/// of the same family to be determined from (42P13).
+/// of the same family to be determined from, a range or multirange one
+/// a range or multirange argument (42P13).
 pub fn check_result(args: &[u32], result: u32) -> Result<(), SqlError> {
     if !is_polymorphic(result) {
         return Ok(());
     }
     let compatible = is_compatible_family(result);
-    let found = (args.iter()).any(|a| is_polymorphic(*a) && is_compatible_family(*a) == compatible);
+    let ranged = is_ranged(result);
+    let found = (args.iter()).any(|a| {
+        is_polymorphic(*a) && is_compatible_family(*a) == compatible && (!ranged || is_ranged(*a))
+    });
     if found {
         return Ok(());
     }
     let name = crate::catalog_functions::format_type(i64::from(result), None);
-    let detail = match compatible {
-        true => format!(
+    let detail = match (compatible, ranged) {
+        (false, true) => format!(
+            "A result of type {name} requires at least one input of type anyrange or anymultirange."
+        ),
+        (true, true) => format!(
+            "A result of type {name} requires at least one input of type anycompatiblerange or anycompatiblemultirange."
+        ),
+        (true, false) => format!(
             "A result of type {name} requires at least one input of type anycompatible, anycompatiblearray, anycompatiblenonarray, or anycompatiblerange."
         ),
-        false => format!(
+        (false, false) => format!(
             "A result of type {name} requires at least one input of type anyelement, anyarray, anynonarray, anyenum, anyrange, or anymultirange."
         ),
     };

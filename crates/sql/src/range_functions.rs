@@ -78,6 +78,24 @@ const NAMES: [(&str, RangeFunc); 8] = [
     ("range_merge", RangeFunc::Merge),
 ];
 
+/// The operators' functions by name (PostgreSQL's `range_contains`,
+/// `range_minus`, ...), bound as the operators are.
+const OPERATOR_NAMES: [(&str, RangeFunc); 13] = [
+    ("range_contains", RangeFunc::Contains),
+    ("range_contains_elem", RangeFunc::Contains),
+    ("range_contained_by", RangeFunc::ContainedBy),
+    ("elem_contained_by_range", RangeFunc::ContainedBy),
+    ("range_overlaps", RangeFunc::Overlaps),
+    ("range_before", RangeFunc::Before),
+    ("range_after", RangeFunc::After),
+    ("range_overleft", RangeFunc::NotRight),
+    ("range_overright", RangeFunc::NotLeft),
+    ("range_adjacent", RangeFunc::Adjacent),
+    ("range_union", RangeFunc::Union),
+    ("range_intersect", RangeFunc::Intersect),
+    ("range_minus", RangeFunc::Minus),
+];
+
 impl RangeFunc {
     /// Its name, for the functions called by one.
     pub fn name(self) -> Option<&'static str> {
@@ -232,7 +250,9 @@ fn construct(kind: RangeKind, args: Vec<Value>) -> Result<Value, SqlError> {
 
 /// Whether `name` is a range function's or constructor's.
 pub fn is_name(name: &str) -> bool {
-    RangeKind::of_name(name).is_some() || crate::names::lookup(&NAMES, name).is_some()
+    RangeKind::of_name(name).is_some()
+        || crate::names::lookup(&NAMES, name).is_some()
+        || crate::names::lookup(&OPERATOR_NAMES, name).is_some()
 }
 
 /// The type of an operand, `None` for a quoted literal, NULL or `$n`
@@ -299,6 +319,21 @@ pub fn bind_call(
             Func::Range(RangeFunc::Construct(kind)),
             fitted,
         )));
+    }
+    if let Some(func) = crate::names::lookup(&OPERATOR_NAMES, name) {
+        if args.len() != 2 {
+            return Err(no_function());
+        }
+        let [a, b] = <[Scalar; 2]>::try_from(args).expect("two");
+        return bind_binary(func, a, b, types[0], types[1])
+            .map(Ok)
+            .map_err(|_| {
+                crate::functions::no_match(format!(
+                    "function {name}({}, {}) does not exist",
+                    type_name(types[0]),
+                    type_name(types[1])
+                ))
+            });
     }
     let Some(func) = crate::names::lookup(&NAMES, name) else {
         return Ok(Err(args));

@@ -484,6 +484,9 @@ fn bind_node(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, S
             let (a, b) = crate::network_functions::relabeled(a, b, columns)?;
             let op = qualified_operator(op)?;
             let op = op.as_ref();
+            if let Some(bound) = crate::multirange_functions::bind_operator(op, &a, &b, columns) {
+                return bound;
+            }
             if let Some(bound) = crate::range_functions::bind_operator(op, &a, &b, columns) {
                 return bound;
             }
@@ -1533,6 +1536,10 @@ fn function(
     if let Some(call) = crate::enum_functions::bind(&name, &args, columns)? {
         return Ok(call);
     }
+    let args = match crate::multirange_functions::bind_call(&name, args, columns)? {
+        Ok(call) => return Ok(call),
+        Err(args) => args,
+    };
     let args = match crate::range_functions::bind_call(&name, args, columns)? {
         Ok(call) => return Ok(call),
         Err(args) => args,
@@ -2446,6 +2453,7 @@ pub fn value_type(value: &Value) -> SqlType {
         Value::MacAddr(_) => SqlType::MacAddr,
         Value::MacAddr8(_) => SqlType::MacAddr8,
         Value::Range(r) => SqlType::Range(r.kind),
+        Value::Multirange(m) => SqlType::Multirange(m.kind),
         // A `B'...'` literal's type, and a result's of unknown length.
         Value::Bit(_) => SqlType::Bit(None),
         Value::Geo(g) => SqlType::Geo(g.kind()),

@@ -264,7 +264,8 @@ fn category(ty: SqlType) -> Category {
         | SqlType::Geo(_)
         | SqlType::TsVector
         | SqlType::TsQuery
-        | SqlType::Range(_) => Category::Other,
+        | SqlType::Range(_)
+        | SqlType::Multirange(_) => Category::Other,
     }
 }
 

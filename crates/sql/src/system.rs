@@ -1036,6 +1036,16 @@ impl SystemRelation {
                     );
                     out.extend(row.with_array(kind.array_oid().into()));
                 }
+                // Their multirange types (typtype `m`) and their arrays.
+                for kind in RangeKind::ALL {
+                    let row = TypeRow::new(
+                        kind.multirange_oid().into(),
+                        kind.multirange_name().into(),
+                        CATALOG_NAMESPACE,
+                        "m",
+                    );
+                    out.extend(row.with_array(kind.multirange_array_oid().into()));
+                }
                 // The enum types, in `public` (PostgreSQL's typlen 4: the
                 // oid it stores; folio stores the 8-byte sort order).
                 for def in catalog.enum_types(txn)? {
@@ -1306,8 +1316,7 @@ impl SystemRelation {
                     out.push(vec![
                         oid(kind.oid().into()),
                         oid(element.oid().into()),
-                        // No multirange types here.
-                        oid(0),
+                        oid(kind.multirange_oid().into()),
                         oid(0),
                         oid(default_btree_opclass(element)),
                         name("canonical"),
@@ -1676,7 +1685,8 @@ struct TypeRow {
 }
 
 impl TypeRow {
-    /// A varlena type of kind `typtype` (`b` base, `r` range, `e` enum,
+    /// A varlena type of kind `typtype` (`b` base, `r` range, `m`
+    /// multirange, `e` enum,
     /// `c` composite, `d` domain) with PostgreSQL's category of that kind.
     fn new(oid: i64, name: String, namespace: i64, typtype: &'static str) -> TypeRow {
         TypeRow {
@@ -1687,7 +1697,7 @@ impl TypeRow {
             by_value: false,
             typtype,
             category: match typtype {
-                "r" => "R",
+                "r" | "m" => "R",
                 "e" => "E",
                 "c" => "C",
                 _ => "U",

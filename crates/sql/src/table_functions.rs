@@ -215,7 +215,10 @@ impl FunctionScan {
             }
             "unnest" if bound.len() == 1 => {
                 let ty = bound[0].ty_in(none);
-                let Some(element) = ty.element() else {
+                let element = ty.element();
+                // `unnest(multirange)`: its ranges (`multirange_functions.rs`).
+                let element = element.or_else(|| crate::multirange_functions::range_type(ty));
+                let Some(element) = element else {
                     return Err(crate::functions::no_match(format!(
                         "function unnest({}) does not exist",
                         ty.name()
@@ -610,13 +613,19 @@ impl FunctionScan {
                     }
                 }
             }
-            TableFunc::Unnest(_) => {
-                if let Value::Array(items) = args.swap_remove(0) {
+            TableFunc::Unnest(_) => match args.swap_remove(0) {
+                Value::Array(items) => {
                     for item in items {
                         push(item)?;
                     }
                 }
-            }
+                Value::Multirange(m) => {
+                    for range in m.ranges() {
+                        push(Value::Range(Box::new(range.clone())))?;
+                    }
+                }
+                _ => {}
+            },
             TableFunc::JsonPathQuery { .. } => {
                 for item in crate::jsonpath_functions::query_rows(&args)? {
                     push(item)?;

@@ -204,6 +204,9 @@ fn named_type(name: &ast::ObjectName) -> Result<SqlType, SqlError> {
         range if folio_row::RangeKind::of_name(range).is_some() => {
             SqlType::Range(folio_row::RangeKind::of_name(range).expect("matched"))
         }
+        multi if folio_row::RangeKind::of_multirange_name(multi).is_some() => {
+            SqlType::Multirange(folio_row::RangeKind::of_multirange_name(multi).expect("matched"))
+        }
         // PostgreSQL's name of an array type (`_int2`, `_name`).
         array if array.len() > 1 && array.starts_with('_') => {
             let element = ast::ObjectName::from(vec![ast::Ident::new(&array[1..])]);
@@ -451,6 +454,7 @@ pub fn typname(ty: SqlType) -> std::borrow::Cow<'static, str> {
         SqlType::MacAddr8 => "macaddr8",
         SqlType::Refcursor => "refcursor",
         SqlType::Range(kind) => kind.name(),
+        SqlType::Multirange(kind) => kind.multirange_name(),
         SqlType::Geo(kind) => kind.name(),
         SqlType::Bit(_) => "bit",
         SqlType::VarBit(_) => "varbit",
@@ -504,6 +508,7 @@ pub fn coerce(value: Value, ty: SqlType) -> Result<Value, SqlError> {
             | SqlType::TsVector
             | SqlType::TsQuery
             | SqlType::Range(_)
+            | SqlType::Multirange(_)
             | SqlType::Array(_),
         ) => Value::from_text_in(
             ty,
@@ -754,6 +759,11 @@ pub fn cast(value: Value, ty: SqlType) -> Result<Value, SqlError> {
         }
         // A range is cast from and to text only (above), and to itself.
         (Value::Range(r), SqlType::Range(kind)) if r.kind == kind => Value::Range(r),
+        // A multirange from text (above), itself, or its range type's
+        // range (`multirange_functions.rs`).
+        (v @ Value::Multirange(_), _) | (v, SqlType::Multirange(_)) => {
+            return crate::multirange_functions::cast(v, ty);
+        }
         (v @ Value::Range(_), _) => return Err(no_cast(&v, ty)),
         (v, SqlType::Range(_)) => return Err(no_cast(&v, ty)),
         // A tid or an xid is cast from and to text only (above).
@@ -1000,6 +1010,7 @@ pub fn text_output(value: &Value) -> Option<String> {
         | Value::Array(_)
         | Value::Record(_)
         | Value::Range(_)
+        | Value::Multirange(_)
         | Value::Bytea(_) => value.to_text_styled(&crate::setting_functions::text_style()),
         _ => value.to_text(),
     }
@@ -1059,6 +1070,7 @@ pub fn binary_output(value: &Value, type_oid: u32) -> Result<Option<Vec<u8>>, Sq
         Value::Numeric(n) => numeric_binary(n),
         Value::Array(items) => array_binary(items, type_oid)?,
         Value::Range(r) => range_binary(r)?,
+        Value::Multirange(m) => crate::multirange_wire::send(m)?,
         Value::Record(fields) => crate::row_values::record_binary(fields, type_oid)?,
         Value::Json(text) => text.as_bytes().to_vec(),
         // PostgreSQL's enum_send: the label's bytes.
@@ -1081,7 +1093,7 @@ pub fn binary_output(value: &Value, type_oid: u32) -> Result<Option<Vec<u8>>, Sq
 /// PostgreSQL's binary range (`range_send`): the flags byte (folio-row's
 /// `range_flags`), then each finite bound, lower first, as its length
 /// (i32) and its element type's binary form.
-fn range_binary(r: &folio_row::Range) -> Result<Vec<u8>, SqlError> {
+pub(crate) fn range_binary(r: &folio_row::Range) -> Result<Vec<u8>, SqlError> {
     let mut out = vec![folio_row::range_flags_of(r)];
     if let Some((lower, upper)) = &r.bounds {
         for v in [&lower.value, &upper.value].into_iter().flatten() {
@@ -1096,7 +1108,10 @@ fn range_binary(r: &folio_row::Range) -> Result<Vec<u8>, SqlError> {
 /// A range of `kind` from PostgreSQL's binary range ([`range_binary`]),
 /// made by folio-row's `Range::new` as any range is (PostgreSQL's
 /// `range_recv` checks and canonicalises the same way).
-fn range_binary_input(bytes: &[u8], kind: folio_row::RangeKind) -> Result<Value, SqlError> {
+pub(crate) fn range_binary_input(
+    bytes: &[u8],
+    kind: folio_row::RangeKind,
+) -> Result<Value, SqlError> {
     use folio_row::range_flags::*;
     use folio_row::{Bound, Range};
     let short = || SqlError::new("22P03", "insufficient data left in message");
@@ -1378,6 +1393,7 @@ pub fn binary_input(bytes: &[u8], ty: SqlType) -> Result<Value, SqlError> {
         },
         SqlType::Array(element) => array_binary_input(bytes, *element)?,
         SqlType::Range(kind) => range_binary_input(bytes, kind)?,
+        SqlType::Multirange(kind) => crate::multirange_wire::receive(bytes, kind)?,
         SqlType::Record | SqlType::Composite(_) => {
             return Err(SqlError::unsupported(format!(
                 "binary input of type {}",

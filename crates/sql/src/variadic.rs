@@ -89,6 +89,11 @@ pub fn bind(
             other => Err(SqlError::unsupported(format!("the argument {other}"))),
         })
         .collect::<Result<Vec<_>, _>>()?;
+    if let Some(call) =
+        crate::multirange_functions::bind_variadic(name, &before, array.clone(), columns)
+    {
+        return call.map(Some);
+    }
     if name != "format" {
         return Err(SqlError::unsupported(format!(
             "VARIADIC arguments of {name}"

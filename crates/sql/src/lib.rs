@@ -112,6 +112,7 @@ mod numeric_functions;
 mod object_scope;
 mod operand_types;
 mod ordered_set;
+mod ordinality;
 mod outer_names;
 mod output;
 mod overlaps;

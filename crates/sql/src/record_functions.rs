@@ -236,8 +236,15 @@ pub fn expand_factor(
         TableFactor::Table { alias, .. } | TableFactor::Function { alias, .. } => alias.clone(),
         _ => None,
     };
+    let ordinality = matches!(
+        factor,
+        TableFactor::Table {
+            with_ordinality: true,
+            ..
+        }
+    );
     let alias = match own {
-        Some(own) => Some(own_alias(&def, alias, &own)),
+        Some(own) => Some(own_alias(&def, alias, &own, ordinality)),
         None => alias.map(|a| sqlparser::ast::TableAlias {
             columns: (a.columns.iter())
                 .map(|c| sqlparser::ast::TableAliasColumnDef {
@@ -263,6 +270,9 @@ pub fn expand_factor(
             }
             sql::first_row(&mut body);
         }
+        if ordinality {
+            body = crate::ordinality::numbered(body)?;
+        }
         *factor = TableFactor::Derived {
             lateral,
             subquery: Box::new(body),
@@ -279,7 +289,10 @@ pub fn expand_factor(
             )
         })
         .collect::<(Vec<_>, Vec<_>)>();
-    let (casts, names) = (casts.join(", "), names.join(", "));
+    let (mut casts, names) = (casts.join(", "), names.join(", "));
+    if ordinality {
+        casts = format!("{casts}, {}", crate::ordinality::COLUMN);
+    }
     let text = match def.returns_set {
         true => format!("SELECT {casts} FROM (SELECT 1) AS \"{BODY}\"({names})"),
         false => {
@@ -299,13 +312,14 @@ pub fn expand_factor(
     Ok(Some(def))
 }
 
-/// The columns of a SQL function returning a set of its own rows
-/// (`RETURNS TABLE (...)`, `RETURNS SETOF table`, `RETURNS SETOF type`),
-/// which a call in FROM has without a column definition list: the
-/// table's or OUT columns, or one column named as the function, as in
-/// PostgreSQL. `None` for any other function.
+/// The columns of a SQL function's call in FROM that has no column
+/// definition list: a set of its own rows (`RETURNS TABLE (...)`,
+/// `RETURNS SETOF table`) the table's or OUT columns, a composite type
+/// (`RETURNS [SETOF] type`) its fields, any other type one column named
+/// as the function, as in PostgreSQL. `None` for a PL/pgSQL function or
+/// one returning `record`.
 fn own_columns(def: &FunctionDef) -> Result<Option<Vec<(String, SqlType)>>, SqlError> {
-    if def.plpgsql || !def.returns_set || returns_record(def) {
+    if def.plpgsql || returns_record(def) {
         return Ok(None);
     }
     let of = |oid: u32, typmod: i32| {
@@ -313,15 +327,24 @@ fn own_columns(def: &FunctionDef) -> Result<Option<Vec<(String, SqlType)>>, SqlE
             .ok_or_else(|| SqlError::new("42704", format!("type with oid {oid} does not exist")))
     };
     let columns = match def.columns.as_slice() {
-        [] => vec![(
-            crate::sql_functions::names_of(&def.name).to_string(),
-            of(def.result.0, def.result.1)?,
-        )],
+        [] => match of(def.result.0, def.result.1)? {
+            SqlType::Composite(ty) => ty.fields.clone(),
+            ty => vec![(crate::sql_functions::names_of(&def.name).to_string(), ty)],
+        },
         columns => (columns.iter())
             .map(|(name, oid, typmod)| Ok((name.clone(), of(*oid, *typmod)?)))
             .collect::<Result<_, SqlError>>()?,
     };
     Ok(Some(columns))
+}
+
+/// The composite type `def` returns (`RETURNS [SETOF] type`), if it
+/// does.
+fn composite_result(def: &FunctionDef) -> Option<&'static folio_row::CompositeType> {
+    match crate::user_types::of_oid(def.result.0, def.result.1) {
+        Some(SqlType::Composite(ty)) if def.columns.is_empty() => Some(ty),
+        _ => None,
+    }
 }
 
 /// The alias of a call of a function with its own columns (`own`): the
@@ -331,12 +354,17 @@ fn own_alias(
     def: &FunctionDef,
     alias: Option<sqlparser::ast::TableAlias>,
     own: &[(String, SqlType)],
+    ordinality: bool,
 ) -> sqlparser::ast::TableAlias {
     use sqlparser::ast::{Ident, TableAlias, TableAliasColumnDef};
     let (name, listed) = match alias {
         // A call's one column of a type is named by its alias (as
         // PostgreSQL names it).
-        Some(a) if a.columns.is_empty() && def.columns.is_empty() => {
+        Some(a)
+            if a.columns.is_empty()
+                && def.columns.is_empty()
+                && composite_result(def).is_none() =>
+        {
             let column = TableAliasColumnDef {
                 name: a.name.clone(),
                 data_type: None,
@@ -357,13 +385,24 @@ fn own_alias(
             },
             data_type: None,
         })
+        .chain(ordinality.then(|| TableAliasColumnDef {
+            name: match listed.get(own.len()) {
+                Some(c) => c.name.clone(),
+                None => Ident::new("ordinality"),
+            },
+            data_type: None,
+        }))
         .collect();
     TableAlias { name, columns }
 }
 
 /// The column types of a SQL function returning a set of its own rows
-/// ([`own_columns`]), which CREATE checks its body's against.
+/// or a composite type ([`own_columns`]), which CREATE checks its body's
+/// against; `None` for another function (its body gives one value).
 pub fn own_types(def: &FunctionDef) -> Result<Option<Vec<SqlType>>, SqlError> {
+    if !def.returns_set && composite_result(def).is_none() {
+        return Ok(None);
+    }
     Ok(own_columns(def)?.map(|c| c.into_iter().map(|(_, t)| t).collect()))
 }
 

@@ -226,8 +226,14 @@ pub fn expand_factor(
     let types: Vec<SqlType> = columns.iter().map(|(_, t)| *t).collect();
     sql::enter(&def, stack)?;
     let planned = body_columns(cx, txn, &def, stack).and_then(|found| {
-        check_sql_columns(&found, &types)?;
         let body = sql::body_rows(cx, txn, &def, &sql::typed_args(&def, &args)?, stack)?;
+        if let Some(ty) = composite_result(&def)
+            && !def.returns_set
+            && gives_row_whole(&found, types.len())
+        {
+            return Ok((types.clone(), fields_of(body, ty)?));
+        }
+        check_sql_columns(&found, &types)?;
         Ok((found, body))
     });
     stack.pop();
@@ -338,6 +344,53 @@ fn own_columns(def: &FunctionDef) -> Result<Option<Vec<(String, SqlType)>>, SqlE
     Ok(Some(columns))
 }
 
+/// How many columns the row a call of `def` gives has, when it gives a
+/// row (a composite type's or OUT parameters' record, not a set): a call
+/// in an expression is that row's value (`sql_functions::expand_call`).
+pub fn row_width(def: &FunctionDef) -> Option<usize> {
+    match composite_result(def) {
+        Some(ty) => Some(ty.fields.len()),
+        None if def.columns.len() > 1 && def.result.0 == SqlType::Record.oid() => {
+            Some(def.columns.len())
+        }
+        None => None,
+    }
+}
+
+/// `body`, whose one column is a row of composite type `ty`, as the
+/// query of that row's fields: `SELECT ("$whole")."f1", ... FROM (body)
+/// AS "$whole"("$whole")`.
+fn fields_of(
+    body: sqlparser::ast::Query,
+    ty: &folio_row::CompositeType,
+) -> Result<sqlparser::ast::Query, SqlError> {
+    const WHOLE: &str = "$whole";
+    let fields: Vec<String> = (ty.fields.iter())
+        .map(|(name, _)| format!("(\"{WHOLE}\").\"{}\"", name.replace('"', "\"\"")))
+        .collect();
+    let mut query = parse_query(&format!(
+        "SELECT {} FROM (SELECT 1) AS \"{WHOLE}\"(\"{WHOLE}\")",
+        fields.join(", ")
+    ))?;
+    let sqlparser::ast::SetExpr::Select(select) = query.body.as_mut() else {
+        unreachable!("a SELECT")
+    };
+    if let TableFactor::Derived { subquery, .. } = &mut select.from[0].relation {
+        **subquery = body;
+    }
+    Ok(query)
+}
+
+/// Whether a body whose final query's columns are of types `found` gives
+/// the row of a function returning a row of `width` columns whole, as
+/// one value (`SELECT ROW(a, b)::t`, `SELECT (1, 2.1)`), rather than
+/// column by column: one column of a composite type or `record`, as
+/// PostgreSQL takes it.
+pub fn gives_row_whole(found: &[SqlType], width: usize) -> bool {
+    matches!(found, [SqlType::Record | SqlType::Composite(_)]) && width != 1
+        || matches!(found, [SqlType::Record])
+}
+
 /// The composite type `def` returns (`RETURNS [SETOF] type`), if it
 /// does.
 fn composite_result(def: &FunctionDef) -> Option<&'static folio_row::CompositeType> {
@@ -400,7 +453,7 @@ fn own_alias(
 /// or a composite type ([`own_columns`]), which CREATE checks its body's
 /// against; `None` for another function (its body gives one value).
 pub fn own_types(def: &FunctionDef) -> Result<Option<Vec<SqlType>>, SqlError> {
-    if !def.returns_set && composite_result(def).is_none() {
+    if !def.returns_set && row_width(def).is_none() {
         return Ok(None);
     }
     Ok(own_columns(def)?.map(|c| c.into_iter().map(|(_, t)| t).collect()))
@@ -488,7 +541,7 @@ fn uncastable(def: &FunctionDef) -> SqlError {
 
 /// The column types of `def`'s body (planned with NULL arguments of its
 /// types, which the call's arguments are cast to).
-fn body_columns(
+pub(crate) fn body_columns(
     cx: &crate::context::Ctx<'_>,
     txn: &folio_db::Transaction,
     def: &FunctionDef,

@@ -945,7 +945,11 @@ fn rows_from(
                 "ROWS FROM of {call} (a function that returns no rows)"
             )));
         }
-        calls.push(FunctionScan::bind(&call.name, &list.args, false, row_type)?);
+        // `unnest(a, b)` is two calls side by side, as in PostgreSQL.
+        let mut scan = FunctionScan::bind(&call.name, &list.args, false, row_type)?;
+        let also = std::mem::take(&mut scan.also);
+        calls.push(scan);
+        calls.extend(also);
     }
     side_by_side(calls, ordinality)
 }

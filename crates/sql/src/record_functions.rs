@@ -225,8 +225,15 @@ pub fn expand_factor(
     let lateral = args.iter().any(sql::reads_columns);
     let types: Vec<SqlType> = columns.iter().map(|(_, t)| *t).collect();
     sql::enter(&def, stack)?;
-    let planned = body_columns(cx, txn, &def, stack).and_then(|found| {
+    // A polymorphic function's body is planned with the call's own
+    // arguments (their types are the call's), when they read no column.
+    let polymorphic = (def.args.iter()).any(|a| crate::polymorphic::is_polymorphic(a.1));
+    let planned = (|| -> Result<(Vec<SqlType>, sqlparser::ast::Query), SqlError> {
         let body = sql::body_rows(cx, txn, &def, &sql::typed_args(&def, &args)?, stack)?;
+        let found = match polymorphic && !lateral {
+            true => crate::query::plan_query(cx, txn, &body)?.types,
+            false => body_columns(cx, txn, &def, stack)?,
+        };
         if let Some(ty) = composite_result(&def)
             && !def.returns_set
             && gives_row_whole(&found, types.len())
@@ -235,7 +242,7 @@ pub fn expand_factor(
         }
         check_sql_columns(&found, &types)?;
         Ok((found, body))
-    });
+    })();
     stack.pop();
     let (found, mut body) = planned?;
     let alias = match &*factor {

@@ -80,20 +80,24 @@ pub fn expand_rows_from(
     factor: &mut TableFactor,
     stack: &mut Vec<u64>,
 ) -> Result<Option<FunctionDef>, SqlError> {
-    let TableFactor::Table {
-        name,
-        args: Some(args),
-        alias,
-        with_ordinality: false,
-        ..
-    } = &*factor
-    else {
-        return Ok(None);
+    // (`project_set.rs` writes the item LATERAL after other items.)
+    let (name, args, alias) = match &*factor {
+        TableFactor::Table {
+            name,
+            args: Some(args),
+            alias,
+            with_ordinality: false,
+            ..
+        } => (name, &args.args, alias),
+        TableFactor::Function {
+            name, args, alias, ..
+        } => (name, args, alias),
+        _ => return Ok(None),
     };
     if crate::names::function(name) != crate::table_functions::ROWS_FROM {
         return Ok(None);
     }
-    let [FunctionArg::Unnamed(FunctionArgExpr::Expr(Expr::Function(call)))] = args.args.as_slice()
+    let [FunctionArg::Unnamed(FunctionArgExpr::Expr(Expr::Function(call)))] = args.as_slice()
     else {
         return Ok(None);
     };
@@ -103,6 +107,12 @@ pub fn expand_rows_from(
     let sqlparser::ast::FunctionArguments::List(list) = &call.args else {
         return Ok(None);
     };
+    if crate::record_functions::returns_record(&def) {
+        // No columns of its own: the row whole, as it comes.
+        let body = record_rows(cx, txn, &def, list, stack)?;
+        *factor = whole_row(body, alias.clone())?;
+        return Ok(Some(def));
+    }
     let whole = crate::record_functions::row_width(&def).is_some();
     let call_alias = match whole {
         true => TableAlias {
@@ -159,4 +169,39 @@ pub fn expand_rows_from(
         alias: alias.clone(),
     };
     Ok(Some(expanded))
+}
+
+/// The rows of a call of `def`, a SQL function returning `SETOF record`,
+/// with arguments `list`: its body over them.
+fn record_rows(
+    cx: &crate::context::Ctx<'_>,
+    txn: &folio_db::Transaction,
+    def: &FunctionDef,
+    list: &sqlparser::ast::FunctionArgumentList,
+    stack: &mut Vec<u64>,
+) -> Result<Query, SqlError> {
+    use crate::sql_functions as sql;
+    let args = sql::call_args(&sqlparser::ast::FunctionArguments::List(list.clone()), def)?;
+    let args = sql::typed_args(def, &args)?;
+    sql::enter(def, stack)?;
+    let body = sql::body_rows(cx, txn, def, &args, stack);
+    stack.pop();
+    body
+}
+
+/// `LATERAL (SELECT "$set_row" FROM (body) AS "$set_row") AS alias`: each
+/// row of `body` whole, as one column.
+fn whole_row(body: Query, alias: Option<TableAlias>) -> Result<TableFactor, SqlError> {
+    let mut wrapper =
+        crate::parse::query(&format!("SELECT \"{ROW}\" FROM (SELECT 1) AS \"{ROW}\""))?;
+    if let SetExpr::Select(select) = wrapper.body.as_mut()
+        && let TableFactor::Derived { subquery, .. } = &mut select.from[0].relation
+    {
+        **subquery = body;
+    }
+    Ok(TableFactor::Derived {
+        lateral: true,
+        subquery: Box::new(wrapper),
+        alias,
+    })
 }

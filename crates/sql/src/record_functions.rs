@@ -351,9 +351,10 @@ fn own_columns(def: &FunctionDef) -> Result<Option<Vec<(String, SqlType)>>, SqlE
     Ok(Some(columns))
 }
 
-/// How many columns the row a call of `def` gives has, when it gives a
-/// row (a composite type's or OUT parameters' record, not a set): a call
-/// in an expression is that row's value (`sql_functions::expand_call`).
+/// How many columns each row a call of `def` gives has, when it gives
+/// rows of several columns (a composite type's, or several OUT
+/// parameters' record): a call in an expression is the row's value
+/// (`sql_functions::expand_call`, `sql_select_sets.rs`).
 pub fn row_width(def: &FunctionDef) -> Option<usize> {
     match composite_result(def) {
         Some(ty) => Some(ty.fields.len()),

@@ -364,6 +364,7 @@ pub fn statements(sql: &str) -> Result<Vec<Parsed>, SqlError> {
         crate::parameter_modes::mark(&mut spanned);
         identity_options_in_order(&mut spanned, &text)?;
         crate::table_functions::rows_from_as_call(&mut spanned);
+        crate::column_definition_syntax::name_unaliased_lists(&mut spanned);
         let check_option = view_check_option(&mut spanned);
         crate::recursive_view::expand(
             &mut spanned,

@@ -101,6 +101,9 @@ pub(crate) fn is_label(qualifier: &str) -> bool {
 /// refuses both).
 fn is_srf_call(f: &Function) -> bool {
     let name = names::function(&f.name);
+    if crate::sql_select_sets::is_call(f) {
+        return true;
+    }
     f.over.is_none()
         && crate::table_functions::is_table_function(&f.name)
         && crate::json_records::RecordFunc::of(&name).is_none()

@@ -225,19 +225,39 @@ pub fn expand_factor(
     let lateral = args.iter().any(sql::reads_columns);
     let types: Vec<SqlType> = columns.iter().map(|(_, t)| *t).collect();
     sql::enter(&def, stack)?;
-    let planned = body_columns(cx, txn, &def, stack).and_then(|found| {
-        check_sql_columns(&found, &types)?;
+    // A polymorphic function's body is planned with the call's own
+    // arguments (their types are the call's), when they read no column.
+    let polymorphic = (def.args.iter()).any(|a| crate::polymorphic::is_polymorphic(a.1));
+    let planned = (|| -> Result<(Vec<SqlType>, sqlparser::ast::Query), SqlError> {
         let body = sql::body_rows(cx, txn, &def, &sql::typed_args(&def, &args)?, stack)?;
+        let found = match polymorphic && !lateral {
+            true => crate::query::plan_query(cx, txn, &body)?.types,
+            false => body_columns(cx, txn, &def, stack)?,
+        };
+        if let Some(ty) = composite_result(&def)
+            && !def.returns_set
+            && gives_row_whole(&found, types.len())
+        {
+            return Ok((types.clone(), fields_of(body, ty)?));
+        }
+        check_sql_columns(&found, &types)?;
         Ok((found, body))
-    });
+    })();
     stack.pop();
     let (found, mut body) = planned?;
     let alias = match &*factor {
         TableFactor::Table { alias, .. } | TableFactor::Function { alias, .. } => alias.clone(),
         _ => None,
     };
+    let ordinality = matches!(
+        factor,
+        TableFactor::Table {
+            with_ordinality: true,
+            ..
+        }
+    );
     let alias = match own {
-        Some(own) => Some(own_alias(&def, alias, &own)),
+        Some(own) => Some(own_alias(&def, alias, &own, ordinality)),
         None => alias.map(|a| sqlparser::ast::TableAlias {
             columns: (a.columns.iter())
                 .map(|c| sqlparser::ast::TableAliasColumnDef {
@@ -263,6 +283,9 @@ pub fn expand_factor(
             }
             sql::first_row(&mut body);
         }
+        if ordinality {
+            body = crate::ordinality::numbered(body)?;
+        }
         *factor = TableFactor::Derived {
             lateral,
             subquery: Box::new(body),
@@ -279,7 +302,10 @@ pub fn expand_factor(
             )
         })
         .collect::<(Vec<_>, Vec<_>)>();
-    let (casts, names) = (casts.join(", "), names.join(", "));
+    let (mut casts, names) = (casts.join(", "), names.join(", "));
+    if ordinality {
+        casts = format!("{casts}, {}", crate::ordinality::COLUMN);
+    }
     let text = match def.returns_set {
         true => format!("SELECT {casts} FROM (SELECT 1) AS \"{BODY}\"({names})"),
         false => {
@@ -299,13 +325,14 @@ pub fn expand_factor(
     Ok(Some(def))
 }
 
-/// The columns of a SQL function returning a set of its own rows
-/// (`RETURNS TABLE (...)`, `RETURNS SETOF table`, `RETURNS SETOF type`),
-/// which a call in FROM has without a column definition list: the
-/// table's or OUT columns, or one column named as the function, as in
-/// PostgreSQL. `None` for any other function.
+/// The columns of a SQL function's call in FROM that has no column
+/// definition list: a set of its own rows (`RETURNS TABLE (...)`,
+/// `RETURNS SETOF table`) the table's or OUT columns, a composite type
+/// (`RETURNS [SETOF] type`) its fields, any other type one column named
+/// as the function, as in PostgreSQL. `None` for a PL/pgSQL function or
+/// one returning `record`.
 fn own_columns(def: &FunctionDef) -> Result<Option<Vec<(String, SqlType)>>, SqlError> {
-    if def.plpgsql || !def.returns_set || returns_record(def) {
+    if def.plpgsql || returns_record(def) {
         return Ok(None);
     }
     let of = |oid: u32, typmod: i32| {
@@ -313,15 +340,72 @@ fn own_columns(def: &FunctionDef) -> Result<Option<Vec<(String, SqlType)>>, SqlE
             .ok_or_else(|| SqlError::new("42704", format!("type with oid {oid} does not exist")))
     };
     let columns = match def.columns.as_slice() {
-        [] => vec![(
-            crate::sql_functions::names_of(&def.name).to_string(),
-            of(def.result.0, def.result.1)?,
-        )],
+        [] => match of(def.result.0, def.result.1)? {
+            SqlType::Composite(ty) => ty.fields.clone(),
+            ty => vec![(crate::sql_functions::names_of(&def.name).to_string(), ty)],
+        },
         columns => (columns.iter())
             .map(|(name, oid, typmod)| Ok((name.clone(), of(*oid, *typmod)?)))
             .collect::<Result<_, SqlError>>()?,
     };
     Ok(Some(columns))
+}
+
+/// How many columns each row a call of `def` gives has, when it gives
+/// rows of several columns (a composite type's, or several OUT
+/// parameters' record): a call in an expression is the row's value
+/// (`sql_functions::expand_call`, `sql_select_sets.rs`).
+pub fn row_width(def: &FunctionDef) -> Option<usize> {
+    match composite_result(def) {
+        Some(ty) => Some(ty.fields.len()),
+        None if def.columns.len() > 1 && def.result.0 == SqlType::Record.oid() => {
+            Some(def.columns.len())
+        }
+        None => None,
+    }
+}
+
+/// `body`, whose one column is a row of composite type `ty`, as the
+/// query of that row's fields: `SELECT ("$whole")."f1", ... FROM (body)
+/// AS "$whole"("$whole")`.
+fn fields_of(
+    body: sqlparser::ast::Query,
+    ty: &folio_row::CompositeType,
+) -> Result<sqlparser::ast::Query, SqlError> {
+    const WHOLE: &str = "$whole";
+    let fields: Vec<String> = (ty.fields.iter())
+        .map(|(name, _)| format!("(\"{WHOLE}\").\"{}\"", name.replace('"', "\"\"")))
+        .collect();
+    let mut query = parse_query(&format!(
+        "SELECT {} FROM (SELECT 1) AS \"{WHOLE}\"(\"{WHOLE}\")",
+        fields.join(", ")
+    ))?;
+    let sqlparser::ast::SetExpr::Select(select) = query.body.as_mut() else {
+        unreachable!("a SELECT")
+    };
+    if let TableFactor::Derived { subquery, .. } = &mut select.from[0].relation {
+        **subquery = body;
+    }
+    Ok(query)
+}
+
+/// Whether a body whose final query's columns are of types `found` gives
+/// the row of a function returning a row of `width` columns whole, as
+/// one value (`SELECT ROW(a, b)::t`, `SELECT (1, 2.1)`), rather than
+/// column by column: one column of a composite type or `record`, as
+/// PostgreSQL takes it.
+pub fn gives_row_whole(found: &[SqlType], width: usize) -> bool {
+    matches!(found, [SqlType::Record | SqlType::Composite(_)]) && width != 1
+        || matches!(found, [SqlType::Record])
+}
+
+/// The composite type `def` returns (`RETURNS [SETOF] type`), if it
+/// does.
+fn composite_result(def: &FunctionDef) -> Option<&'static folio_row::CompositeType> {
+    match crate::user_types::of_oid(def.result.0, def.result.1) {
+        Some(SqlType::Composite(ty)) if def.columns.is_empty() => Some(ty),
+        _ => None,
+    }
 }
 
 /// The alias of a call of a function with its own columns (`own`): the
@@ -331,12 +415,17 @@ fn own_alias(
     def: &FunctionDef,
     alias: Option<sqlparser::ast::TableAlias>,
     own: &[(String, SqlType)],
+    ordinality: bool,
 ) -> sqlparser::ast::TableAlias {
     use sqlparser::ast::{Ident, TableAlias, TableAliasColumnDef};
     let (name, listed) = match alias {
         // A call's one column of a type is named by its alias (as
         // PostgreSQL names it).
-        Some(a) if a.columns.is_empty() && def.columns.is_empty() => {
+        Some(a)
+            if a.columns.is_empty()
+                && def.columns.is_empty()
+                && composite_result(def).is_none() =>
+        {
             let column = TableAliasColumnDef {
                 name: a.name.clone(),
                 data_type: None,
@@ -357,13 +446,24 @@ fn own_alias(
             },
             data_type: None,
         })
+        .chain(ordinality.then(|| TableAliasColumnDef {
+            name: match listed.get(own.len()) {
+                Some(c) => c.name.clone(),
+                None => Ident::new("ordinality"),
+            },
+            data_type: None,
+        }))
         .collect();
     TableAlias { name, columns }
 }
 
 /// The column types of a SQL function returning a set of its own rows
-/// ([`own_columns`]), which CREATE checks its body's against.
+/// or a composite type ([`own_columns`]), which CREATE checks its body's
+/// against; `None` for another function (its body gives one value).
 pub fn own_types(def: &FunctionDef) -> Result<Option<Vec<SqlType>>, SqlError> {
+    if !def.returns_set && row_width(def).is_none() {
+        return Ok(None);
+    }
     Ok(own_columns(def)?.map(|c| c.into_iter().map(|(_, t)| t).collect()))
 }
 
@@ -449,7 +549,7 @@ fn uncastable(def: &FunctionDef) -> SqlError {
 
 /// The column types of `def`'s body (planned with NULL arguments of its
 /// types, which the call's arguments are cast to).
-fn body_columns(
+pub(crate) fn body_columns(
     cx: &crate::context::Ctx<'_>,
     txn: &folio_db::Transaction,
     def: &FunctionDef,

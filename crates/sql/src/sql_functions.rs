@@ -342,12 +342,12 @@ fn definition(
         None => return Err(SqlError::new("42P13", "no language specified")),
     }
     let name = names::relation(&create.name)?;
-    let mut args = Vec::new();
+    let (mut args, mut outputs) = (Vec::new(), Vec::new());
     let (mut modes, mut defaults) = (Vec::new(), Vec::new());
     for arg in create.args.iter().flatten() {
-        if !procedure && matches!(arg.mode, Some(ArgMode::Out | ArgMode::InOut)) {
+        if !procedure && plpgsql && matches!(arg.mode, Some(ArgMode::Out | ArgMode::InOut)) {
             return Err(SqlError::unsupported(
-                "OUT and INOUT arguments of functions",
+                "OUT and INOUT arguments of PL/pgSQL functions",
             ));
         }
         if !procedure && arg.default_expr.is_some() {
@@ -408,15 +408,39 @@ fn definition(
                 "VARIADIC parameter must be an array",
             ));
         }
-        args.push((arg_name.to_string(), oid, typmod));
+        // A function's OUT and INOUT parameters are its result's columns
+        // (`out_parameters.rs`); its arguments are the input ones.
+        if !procedure && matches!(arg.mode, Some(ArgMode::Out | ArgMode::InOut)) {
+            outputs.push((arg_name.to_string(), oid, typmod));
+        }
+        if procedure || !matches!(arg.mode, Some(ArgMode::Out)) {
+            args.push((arg_name.to_string(), oid, typmod));
+        }
     }
-    if modes.iter().all(|m| *m == b'i') {
+    if modes.iter().all(|m| *m == b'i') || !outputs.is_empty() {
         modes.clear();
     }
     let mut returns_set = false;
     let mut columns = Vec::new();
     let mut columns_of_table = false;
     let result = match &create.return_type {
+        _ if !outputs.is_empty() => {
+            let (declared, set) = match &create.return_type {
+                None => (None, false),
+                Some(DataType::Table(Some(table))) if matches!(table.as_slice(), [c] if c.name.quote_style.is_some() && c.name.value == SETOF_COLUMN) =>
+                {
+                    let of = crate::plpgsql::set_returning::result_of(cx, txn, table)?;
+                    (Some(of.0), true)
+                }
+                Some(ty) => (Some(declared_type(ty)?), false),
+            };
+            let inputs: Vec<u32> = args.iter().map(|a| a.1).collect();
+            let (result, out_columns) =
+                crate::out_parameters::result(&outputs, &inputs, declared, set)?;
+            returns_set = set;
+            columns = out_columns;
+            result
+        }
         // A procedure's result is its OUT and INOUT arguments' row.
         None if procedure => match modes.iter().any(|m| matches!(m, b'o' | b'b')) {
             true => (folio_row::SqlType::Record.oid(), -1),
@@ -626,6 +650,10 @@ fn check_body(cx: &Ctx<'_>, txn: &Transaction, def: &FunctionDef) -> Result<(), 
         // A set of its own rows: the body's columns must assign to them.
         let rows = body_rows(cx, txn, def, &args, &mut stack)?;
         let found = crate::query::plan_query(cx, txn, &rows)?.types;
+        if !def.returns_set && crate::record_functions::gives_row_whole(&found, types.len()) {
+            // The row as one value: a call casts it.
+            return Ok(());
+        }
         return crate::record_functions::check_declared_columns(&found, &types, def.result.0);
     }
     let bare = body_expression(cx, txn, def, &query, &args, &mut stack)?;
@@ -882,27 +910,32 @@ impl<'a, 'b> Expand<'a, 'b> {
 impl VisitorMut for Expand<'_, '_> {
     type Break = ();
 
-    /// A select item that is a call of a SQL function is named by the
-    /// function, as PostgreSQL names it, not by what it expands to.
+    /// Names a query's calls of SQL functions ([`name_items`]) and moves
+    /// its set-returning SQL calls to FROM (`sql_select_sets.rs`).
     fn pre_visit_query(&mut self, query: &mut Query) -> ControlFlow<()> {
-        let SetExpr::Select(select) = query.body.as_mut() else {
-            return Continue(());
-        };
-        for item in &mut select.projection {
-            let SelectItem::UnnamedExpr(Expr::Function(call)) = item else {
-                continue;
-            };
-            let Some(def) = resolve(&call.name, call_arity(&call.args)) else {
-                continue;
-            };
-            if !def.plpgsql {
-                *item = SelectItem::ExprWithAlias {
-                    expr: Expr::Function(call.clone()),
-                    alias: Ident::with_quote('"', names_of(&def.name)),
-                };
-            }
+        name_items(query);
+        // A set-returning SQL call of the select list runs from FROM.
+        if let Err(e) = crate::sql_select_sets::move_to_from(query) {
+            self.error = Some(e);
+            return Break(());
         }
         Continue(())
+    }
+
+    fn pre_visit_table_factor(&mut self, factor: &mut TableFactor) -> ControlFlow<()> {
+        // A select list's call moved to FROM (`sql_select_sets.rs`).
+        match crate::sql_select_sets::expand_rows_from(self.cx, self.txn, factor, &mut self.stack) {
+            Ok(None) => Continue(()),
+            Ok(Some(def)) => {
+                self.changed = true;
+                USED.with(|u| u.borrow_mut().push(def));
+                Continue(())
+            }
+            Err(e) => {
+                self.error = Some(e);
+                Break(())
+            }
+        }
     }
 
     fn post_visit_table_factor(&mut self, factor: &mut TableFactor) -> ControlFlow<()> {
@@ -993,6 +1026,28 @@ impl Expand<'_, '_> {
     }
 }
 
+/// Names each select item of `query` that is a call of a SQL function by
+/// the function, as PostgreSQL names it, not by what it expands to.
+fn name_items(query: &mut Query) {
+    let SetExpr::Select(select) = query.body.as_mut() else {
+        return;
+    };
+    for item in &mut select.projection {
+        let SelectItem::UnnamedExpr(Expr::Function(call)) = item else {
+            continue;
+        };
+        let Some(def) = resolve(&call.name, call_arity(&call.args)) else {
+            continue;
+        };
+        if !def.plpgsql {
+            *item = SelectItem::ExprWithAlias {
+                expr: Expr::Function(call.clone()),
+                alias: Ident::with_quote('"', names_of(&def.name)),
+            };
+        }
+    }
+}
+
 pub(crate) fn call_arity(args: &FunctionArguments) -> Option<usize> {
     match args {
         FunctionArguments::None => Some(0),
@@ -1060,9 +1115,18 @@ pub(crate) fn expand_call(
     let typed_args = typed_args(def, &args)?;
     let query = body_query(def)?;
     enter(def, stack)?;
-    let body = body_expression(cx, txn, def, &query, &typed_args, stack);
+    let whole = |stack: &mut Vec<u64>, width: usize| {
+        crate::record_functions::body_columns(cx, txn, def, stack)
+            .map(|found| crate::record_functions::gives_row_whole(&found, width))
+    };
+    let body = match crate::record_functions::row_width(def) {
+        Some(width) if !whole(stack, width)? => {
+            body_row(cx, txn, def, query, &typed_args, stack, width)
+        }
+        _ => body_expression(cx, txn, def, &query, &typed_args, stack),
+    };
     stack.pop();
-    let result = typed(body?, def.result.0, def.result.1)?;
+    let result = result_typed(body?, def)?;
     if !def.strict || args.is_empty() {
         return Ok(result);
     }
@@ -1081,10 +1145,51 @@ pub(crate) fn expand_call(
         operand: None,
         conditions: vec![sqlparser::ast::CaseWhen {
             condition: any_null,
-            result: typed(Expr::Value(Value::Null.into()), def.result.0, def.result.1)?,
+            result: result_typed(Expr::Value(Value::Null.into()), def)?,
         }],
         else_result: Some(Box::new(result)),
     })
+}
+
+/// `expr`, a call's value, cast to `def`'s result type (a `record` is
+/// left as it is: it has no type to cast to).
+fn result_typed(expr: Expr, def: &FunctionDef) -> Result<Expr, SqlError> {
+    match def.result.0 == folio_row::SqlType::Record.oid() {
+        true => Ok(expr),
+        false => typed(expr, def.result.0, def.result.1),
+    }
+}
+
+/// The name of the derived table whose whole row is [`body_row`]'s value
+/// (not a name a client can write unquoted).
+const ROW: &str = "$row";
+
+/// The body of `def`, a function giving a row of `width` columns, as the
+/// expression of its first row's value over the (typed) arguments `args`:
+/// `(SELECT "$row" FROM (body) AS "$row"("1", ...) LIMIT 1)`, NULL when
+/// the body gives no row, as PostgreSQL's.
+fn body_row(
+    cx: &Ctx<'_>,
+    txn: &Transaction,
+    def: &FunctionDef,
+    mut query: Query,
+    args: &[Expr],
+    stack: &mut Vec<u64>,
+    width: usize,
+) -> Result<Expr, SqlError> {
+    substitute(cx, txn, def, &mut query, args, false)?;
+    expand_nested(cx, txn, &mut query, stack)?;
+    let names: Vec<String> = (1..=width).map(|i| format!("\"{i}\"")).collect();
+    let mut row = crate::parse::query(&format!(
+        "SELECT \"{ROW}\" FROM (SELECT 1) AS \"{ROW}\"({}) LIMIT 1",
+        names.join(", ")
+    ))?;
+    if let SetExpr::Select(select) = row.body.as_mut()
+        && let TableFactor::Derived { subquery, .. } = &mut select.from[0].relation
+    {
+        **subquery = query;
+    }
+    Ok(Expr::Subquery(Box::new(row)))
 }
 
 /// `args`, a call's arguments, each cast to its parameter's type.

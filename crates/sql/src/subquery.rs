@@ -53,8 +53,8 @@ use crate::sublink_gates;
 use folio_db::{Command, Transaction};
 use folio_row::Value;
 use sqlparser::ast::{
-    BinaryOperator, Expr, FunctionArguments, Query, Select, SelectItem, SetExpr, TableFactor,
-    UnaryOperator, Visit, VisitMut, Visitor, VisitorMut,
+    BinaryOperator, Expr, FunctionArguments, Ident, Query, Select, SelectItem, SetExpr,
+    TableFactor, UnaryOperator, Visit, VisitMut, Visitor, VisitorMut,
 };
 use std::cell::{Cell, OnceCell, RefCell};
 use std::ops::ControlFlow::{self, Break, Continue};
@@ -339,6 +339,7 @@ fn correlated(
         nested: Vec::new(),
         set_aside: Vec::new(),
         found: false,
+        caller_depth: 1,
     };
     for item in &mut select.from {
         let factors = std::iter::once(&mut item.relation)
@@ -378,9 +379,11 @@ fn correlated(
         inner: &inner,
         columns: in_from.columns,
         found: in_from.found,
+        caller_depth: 0,
         ..in_from
     };
     for item in &mut select.projection {
+        refs.name_outer_item(item);
         if let SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } = item {
             let _ = e.visit(&mut refs);
         }
@@ -615,6 +618,11 @@ struct OuterRefs<'a, 'b> {
     set_aside: Vec<Option<Scope>>,
     /// Whether a name of the outer query was found.
     found: bool,
+    /// How many queries deep a SQL function's argument marked as the
+    /// caller's (`sql_functions::CALLER`) may be: 0 for `q`'s own
+    /// expressions, 1 in a derived table in `q`'s FROM (a SQL function's
+    /// body numbered `WITH ORDINALITY`, `ordinality.rs`).
+    caller_depth: usize,
 }
 
 /// The scope of the names `q`'s expressions see first: its FROM items
@@ -637,6 +645,44 @@ pub fn scope_of(cx: &Ctx<'_>, txn: &Transaction, q: &Query) -> Option<Scope> {
 }
 
 impl OuterRefs<'_, '_> {
+    /// Names each unaliased select item of `q` that is an outer column's
+    /// name ([`Self::name_outer_item`]).
+    fn name_outer_items(&self, q: &mut Query) {
+        if let SetExpr::Select(select) = q.body.as_mut() {
+            select
+                .projection
+                .iter_mut()
+                .for_each(|i| self.name_outer_item(i));
+        }
+    }
+
+    /// Names `item` by the column it reads if it is an unaliased outer
+    /// column's name (`SELECT r1, * FROM ...` names its first column
+    /// `r1`, as PostgreSQL's), before the name becomes a marker.
+    fn name_outer_item(&self, item: &mut SelectItem) {
+        let SelectItem::UnnamedExpr(expr) = item else {
+            return;
+        };
+        let caller = match self.nested.len() <= self.caller_depth {
+            true => crate::sql_functions::caller_reference(expr),
+            false => None,
+        };
+        let outer = match (&*expr, caller) {
+            (_, Some(original)) => scalar::bind(&original, self.outer).is_ok(),
+            (Expr::Identifier(_) | Expr::CompoundIdentifier(_), None) => {
+                !self.shadowed(expr) && scalar::bind(expr, self.outer).is_ok()
+            }
+            _ => false,
+        };
+        if outer {
+            let alias = Ident::with_quote('"', crate::query::column_name(expr));
+            *item = SelectItem::ExprWithAlias {
+                expr: expr.clone(),
+                alias,
+            };
+        }
+    }
+
     /// Whether a query between the name `expr` and the outer query has
     /// it (or may have it).
     fn shadowed(&self, expr: &Expr) -> bool {
@@ -651,6 +697,7 @@ impl VisitorMut for OuterRefs<'_, '_> {
     fn pre_visit_query(&mut self, q: &mut Query) -> ControlFlow<()> {
         let scope = scope_of(self.cx, self.txn, q);
         self.nested.push(scope);
+        self.name_outer_items(q);
         Continue(())
     }
 
@@ -688,7 +735,7 @@ impl VisitorMut for OuterRefs<'_, '_> {
         // A SQL function's argument placed in its body reads the
         // caller's row only (`sql_functions.rs`: placed only at the body's
         // own level, which the caller's query holds).
-        let caller = match self.nested.is_empty() {
+        let caller = match self.nested.len() <= self.caller_depth {
             true => crate::sql_functions::caller_reference(expr),
             false => None,
         };

@@ -62,6 +62,10 @@ pub enum TableFunc {
     Record(crate::json_records::RecordFunc),
     /// `pg_listening_channels()`: the session's channels (`backend.rs`).
     ListeningChannels,
+    /// `generate_subscripts(array, dim [, reverse])`: the subscripts of
+    /// the array's dimension `dim`, from its lower bound up (down when
+    /// `reverse`); none for a dimension it has not.
+    Subscripts,
     /// The rows a set-returning PL/pgSQL function returned, run before
     /// the plan and passed as a parameter (`plpgsql/set_returning.rs`);
     /// its shape in [`FunctionScan::procedural`].
@@ -144,6 +148,7 @@ pub fn is_table_function_name(name: &str) -> bool {
             | "jsonb_path_query"
             | "jsonb_path_query_tz"
             | "pg_listening_channels"
+            | "generate_subscripts"
             | ROWS_FROM
             | crate::plpgsql::set_returning::ROWS_FUNCTION
     ) || crate::json_table_functions::JsonTableFunc::of(name).is_some()
@@ -251,6 +256,16 @@ impl FunctionScan {
                 }
             }
             "pg_listening_channels" if bound.is_empty() => TableFunc::ListeningChannels,
+            "generate_subscripts" if (2..=3).contains(&bound.len()) => {
+                let ty = bound[0].ty_in(none);
+                if ty.element().is_none() {
+                    return Err(crate::functions::no_match(format!(
+                        "function generate_subscripts({}, integer) does not exist",
+                        ty.name()
+                    )));
+                }
+                TableFunc::Subscripts
+            }
             other => match crate::json_table_functions::JsonTableFunc::of(other) {
                 Some(f) if bound.len() == 1 => {
                     bound = vec![f.bind_arg(other, bound.remove(0))?];
@@ -294,6 +309,7 @@ impl FunctionScan {
             TableFunc::Json(f) => f.name(),
             TableFunc::Record(f) => f.name(),
             TableFunc::ListeningChannels => "pg_listening_channels",
+            TableFunc::Subscripts => "generate_subscripts",
             TableFunc::Procedural => crate::plpgsql::set_returning::ROWS_FUNCTION,
         }
         .to_string()
@@ -420,6 +436,7 @@ impl FunctionScan {
                     .collect()
             }
             TableFunc::RegexMatches => vec![SqlType::Array(&SqlType::Text)],
+            TableFunc::Subscripts => vec![SqlType::Int4],
             TableFunc::JsonPathQuery { .. } => vec![SqlType::Jsonb],
             TableFunc::RegexSplit | TableFunc::StringSplit | TableFunc::ListeningChannels => {
                 vec![SqlType::Text]
@@ -626,6 +643,25 @@ impl FunctionScan {
                 }
                 _ => {}
             },
+            TableFunc::Subscripts => {
+                use crate::array_functions::ArrayFunc;
+                let bound = |f: ArrayFunc| f.eval(vec![args[0].clone(), args[1].clone()]);
+                let (Value::Int4(lower), Value::Int4(upper)) =
+                    (bound(ArrayFunc::Lower)?, bound(ArrayFunc::Upper)?)
+                else {
+                    return Ok(out);
+                };
+                let reverse = matches!(args.get(2), Some(Value::Bool(true)));
+                let mut subscripts: Box<dyn Iterator<Item = i32>> = match reverse {
+                    true => Box::new((lower..=upper).rev()),
+                    false => Box::new(lower..=upper),
+                };
+                for subscript in &mut subscripts {
+                    if !push(Value::Int4(subscript))? {
+                        break;
+                    }
+                }
+            }
             TableFunc::JsonPathQuery { .. } => {
                 for item in crate::jsonpath_functions::query_rows(&args)? {
                     push(item)?;
@@ -954,7 +990,11 @@ fn rows_from(
                 "ROWS FROM of {call} (a function that returns no rows)"
             )));
         }
-        calls.push(FunctionScan::bind(&call.name, &list.args, false, row_type)?);
+        // `unnest(a, b)` is two calls side by side, as in PostgreSQL.
+        let mut scan = FunctionScan::bind(&call.name, &list.args, false, row_type)?;
+        let also = std::mem::take(&mut scan.also);
+        calls.push(scan);
+        calls.extend(also);
     }
     side_by_side(calls, ordinality)
 }

@@ -381,6 +381,16 @@ pub fn bind_scalar(
             format!("function {}() does not exist", f.name()),
         ));
     };
+    // (`NULL::record` names no type folio binds: PostgreSQL's error.)
+    if matches!(base, Expr::Cast { data_type: DataType::Custom(name, _), .. }
+        if crate::names::relation(name).is_ok_and(|n| n == "record"))
+    {
+        return Err(SqlError::new(
+            "0A000",
+            format!("could not determine row type for result of {}", f.name()),
+        )
+        .with_hint("Provide a non-null record argument, or call the function in the FROM clause using a column definition list."));
+    }
     let base = scalar::bind(base, columns)?;
     let SqlType::Composite(def) = base.ty_in(columns) else {
         return Err(unsupported("of a base row of an anonymous record type"));

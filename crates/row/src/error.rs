@@ -52,6 +52,10 @@ pub enum RowError {
     /// What PostgreSQL does not implement either (0A000; its message).
     #[error("{0}")]
     Unsupported(String),
+    /// Input nested past the parser's depth (PostgreSQL's
+    /// `max_stack_depth` error, 54001).
+    #[error("stack depth limit exceeded")]
+    StackDepth,
     /// Text whose value the type cannot hold.
     #[error("value \"{text}\" is out of range for type {type_name}")]
     OutOfRange { type_name: String, text: String },
@@ -239,6 +243,7 @@ impl RowError {
             RowError::JsonPathSyntax(_) | RowError::JsonPathInvalid { syntax: true, .. } => "42601",
             RowError::JsonPathInvalid { .. } => "22P02",
             RowError::Unsupported(_) => "0A000",
+            RowError::StackDepth => "54001",
         }
     }
 }

@@ -106,9 +106,7 @@ impl<'a> Parser<'a> {
 
     fn value(&mut self, depth: usize) -> Result<Node<'a>, RowError> {
         if depth > MAX_DEPTH {
-            return Err(RowError::Unsupported(
-                "stack depth limit exceeded".to_string(),
-            ));
+            return Err(RowError::StackDepth);
         }
         let start = self.at;
         let kind = match self.bytes.get(self.at) {

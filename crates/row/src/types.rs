@@ -116,7 +116,7 @@ pub enum SqlType {
 const MAX_MODIFIED_ELEMENTS: usize = 4096;
 
 /// The element types arrays have.
-static ELEMENTS: [SqlType; 49] = [
+static ELEMENTS: [SqlType; 51] = [
     SqlType::Bool,
     SqlType::Bytea,
     SqlType::Int2,
@@ -150,6 +150,8 @@ static ELEMENTS: [SqlType; 49] = [
     SqlType::Geo(GeoKind::Path),
     SqlType::Geo(GeoKind::Polygon),
     SqlType::Geo(GeoKind::Circle),
+    SqlType::Json,
+    SqlType::Jsonb,
     SqlType::JsonPath,
     SqlType::TsVector,
     SqlType::TsQuery,
@@ -243,6 +245,8 @@ impl SqlType {
                 SqlType::Bit(_) => 1561,
                 SqlType::VarBit(_) => 1563,
                 SqlType::Geo(kind) => kind.array_oid(),
+                SqlType::Json => 199,
+                SqlType::Jsonb => 3807,
                 SqlType::JsonPath => 4073,
                 SqlType::TsVector => 3643,
                 SqlType::TsQuery => 3645,
@@ -615,6 +619,8 @@ mod tests {
             SqlType::Record,
             SqlType::Json,
             SqlType::Jsonb,
+            SqlType::Array(&SqlType::Json),
+            SqlType::Array(&SqlType::Jsonb),
             SqlType::Oid,
             SqlType::InternalChar,
             SqlType::Tid,

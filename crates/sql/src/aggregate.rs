@@ -70,9 +70,12 @@ pub enum Kind {
         sample: bool,
         root: bool,
     },
-    /// `json_agg(x)` / `jsonb_agg(x)`: NULLs included, as JSON nulls.
+    /// `json_agg(x)` / `jsonb_agg(x)`: NULLs included, as JSON nulls;
+    /// `rows`: `x` is a row made json by the binder (json_agg puts each
+    /// after the first on a line of its own, as for arrays).
     JsonAgg {
         jsonb: bool,
+        rows: bool,
     },
     /// `json_object_agg(key, value)` / `jsonb_object_agg`: the value is
     /// the call's second argument (`Call::delimiter`'s place).
@@ -115,8 +118,8 @@ impl Kind {
             Kind::RangeAgg { intersect: true } => "range_intersect_agg",
             Kind::BoolOr => "bool_or",
             Kind::ArrayAgg => "array_agg",
-            Kind::JsonAgg { jsonb: false } => "json_agg",
-            Kind::JsonAgg { jsonb: true } => "jsonb_agg",
+            Kind::JsonAgg { jsonb: false, .. } => "json_agg",
+            Kind::JsonAgg { jsonb: true, .. } => "jsonb_agg",
             Kind::JsonObjectAgg { jsonb: false } => "json_object_agg",
             Kind::JsonObjectAgg { jsonb: true } => "jsonb_object_agg",
             Kind::Grouping => "GROUPING",
@@ -178,8 +181,14 @@ impl Kind {
             "range_intersect_agg" => Kind::RangeAgg { intersect: true },
             "bool_or" => Kind::BoolOr,
             "array_agg" => Kind::ArrayAgg,
-            "json_agg" => Kind::JsonAgg { jsonb: false },
-            "jsonb_agg" => Kind::JsonAgg { jsonb: true },
+            "json_agg" => Kind::JsonAgg {
+                jsonb: false,
+                rows: false,
+            },
+            "jsonb_agg" => Kind::JsonAgg {
+                jsonb: true,
+                rows: false,
+            },
             "json_object_agg" => Kind::JsonObjectAgg { jsonb: false },
             "jsonb_object_agg" => Kind::JsonObjectAgg { jsonb: true },
             "var_samp" | "variance" => Kind::Spread {
@@ -238,8 +247,12 @@ impl Kind {
             // Of arrays: one more dimension, the same type.
             Kind::ArrayAgg if arg.element().is_some() => arg,
             Kind::ArrayAgg => arg.array_of().unwrap_or(SqlType::Text),
-            Kind::JsonAgg { jsonb: true } | Kind::JsonObjectAgg { jsonb: true } => SqlType::Jsonb,
-            Kind::JsonAgg { jsonb: false } | Kind::JsonObjectAgg { jsonb: false } => SqlType::Json,
+            Kind::JsonAgg { jsonb: true, .. } | Kind::JsonObjectAgg { jsonb: true } => {
+                SqlType::Jsonb
+            }
+            Kind::JsonAgg { jsonb: false, .. } | Kind::JsonObjectAgg { jsonb: false } => {
+                SqlType::Json
+            }
         }
     }
 }
@@ -568,6 +581,18 @@ pub fn bind_call<C: Columns + ?Sized>(
             (kind, Some(scalar::bind(e, source)?))
         }
         _ => return Err(no_such_call(&name, &list.args, source)),
+    };
+    // json_agg of rows whose field names the binder knows: of their
+    // json (`json_build::bind_record`), each a line.
+    let (kind, arg) = match (kind, arg) {
+        (Kind::JsonAgg { jsonb, .. }, Some(a)) => {
+            let to = crate::json_build::BuildFunc::To { jsonb };
+            match crate::json_build::bind_record(to, std::slice::from_ref(&a), source)? {
+                Some(json) => (Kind::JsonAgg { jsonb, rows: true }, Some(json)),
+                None => (kind, Some(a)),
+            }
+        }
+        (kind, arg) => (kind, arg),
     };
     let arg_type = arg.as_ref().map_or(SqlType::Int8, |a| a.ty_in(source));
     let spread = matches!(kind, Kind::Spread { .. });
@@ -1310,9 +1335,7 @@ fn accumulate(
         State::Regression(sums) => sums.add(value, delimiter)?,
         State::Array(items) => items.get_or_insert_with(Vec::new).push(value),
         State::Pairs(pairs) => {
-            if value == Value::Null {
-                return Err(SqlError::new("22004", "field name must not be null"));
-            }
+            crate::json_build::object_key(&value, None, false)?;
             pairs.get_or_insert_with(Vec::new).push((value, delimiter));
         }
         // `string_agg(bytea, bytea)`: the first bytea makes it one (its
@@ -1421,7 +1444,7 @@ fn result(call: &Call, state: State) -> Result<Value, SqlError> {
             _ => unreachable!("a variance's state"),
         },
         State::Array(Some(items)) => match call.kind {
-            Kind::JsonAgg { jsonb } => crate::json_build::agg(jsonb, &items)?,
+            Kind::JsonAgg { jsonb, rows } => crate::json_build::agg(jsonb, rows, &items)?,
             Kind::RangeAgg { intersect } => {
                 crate::multirange_functions::aggregate(intersect, items)?
             }

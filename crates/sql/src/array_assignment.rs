@@ -360,6 +360,18 @@ pub fn bind(
     }
     let array = bind_expr(args[1], columns)?;
     let ty = array.ty_in(columns);
+    if ty == SqlType::Jsonb {
+        let value = bind_expr(args[args.len() - 1], columns)?;
+        return crate::json_subscripts::bind_assign(
+            array,
+            &args[2..2 + shape.args()],
+            shape.slice,
+            value,
+            &column_name(args[1]),
+            columns,
+        )
+        .map(Some);
+    }
     let Some(element) = ty.element() else {
         return Err(SqlError::new(
             "42804",

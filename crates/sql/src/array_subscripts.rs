@@ -94,6 +94,9 @@ pub fn bind_subscripts(
     columns: &(impl Columns + ?Sized),
 ) -> Result<Scalar, SqlError> {
     let ty = array.ty_in(columns);
+    if ty == SqlType::Jsonb {
+        return crate::json_subscripts::bind_read(array, subscripts, columns);
+    }
     if ty.element().is_none() {
         return Err(SqlError::new(
             "42804",

@@ -27,8 +27,11 @@ pub enum BuildFunc {
     To {
         jsonb: bool,
     },
-    /// `row_to_json(record)`: `to_json` of a record.
+    /// `row_to_json(record [, pretty])`: `to_json` of a record.
     RowToJson,
+    /// `array_to_json(array [, pretty])`: `to_json` of an array, its
+    /// outer elements a line each when `pretty`.
+    ArrayToJson,
     Object {
         jsonb: bool,
     },
@@ -37,16 +40,18 @@ pub enum BuildFunc {
     },
     /// `to_json(r)`, `to_jsonb(r)`, `row_to_json(r)` of a row whose field
     /// names the binder knows ([`bind_record`]): its arguments are the
-    /// names and values, alternately.
+    /// names and values, alternately, then `row_to_json`'s `pretty` (a
+    /// field a line when true).
     Fields {
         jsonb: bool,
     },
 }
 
-const NAMES: [(&str, BuildFunc); 9] = [
+const NAMES: [(&str, BuildFunc); 10] = [
     ("to_json", BuildFunc::To { jsonb: false }),
     ("to_jsonb", BuildFunc::To { jsonb: true }),
     ("row_to_json", BuildFunc::RowToJson),
+    ("array_to_json", BuildFunc::ArrayToJson),
     ("to_json", BuildFunc::Fields { jsonb: false }),
     ("to_jsonb", BuildFunc::Fields { jsonb: true }),
     ("json_build_object", BuildFunc::Object { jsonb: false }),
@@ -66,19 +71,23 @@ impl BuildFunc {
 
     pub fn takes(self, count: usize) -> bool {
         match self {
-            BuildFunc::To { .. } | BuildFunc::RowToJson => count == 1,
+            BuildFunc::To { .. } => count == 1,
+            BuildFunc::RowToJson | BuildFunc::ArrayToJson => (1..=2).contains(&count),
             _ => true,
         }
     }
 
     /// `to_json` of NULL is NULL; the build functions take NULL as null.
     pub fn is_strict(self) -> bool {
-        matches!(self, BuildFunc::To { .. } | BuildFunc::RowToJson)
+        matches!(
+            self,
+            BuildFunc::To { .. } | BuildFunc::RowToJson | BuildFunc::ArrayToJson
+        )
     }
 
     pub fn ty(self) -> SqlType {
         match self {
-            BuildFunc::RowToJson => SqlType::Json,
+            BuildFunc::RowToJson | BuildFunc::ArrayToJson => SqlType::Json,
             BuildFunc::To { jsonb }
             | BuildFunc::Object { jsonb }
             | BuildFunc::Array { jsonb }
@@ -100,6 +109,18 @@ impl BuildFunc {
                 Value::Json(out)
             }
             BuildFunc::To { jsonb: true } => jsonb_value(to_jsonb(&args[0])?),
+            BuildFunc::ArrayToJson => {
+                let Value::Array(array) = &args[0] else {
+                    return Err(SqlError::new(
+                        "XX000",
+                        "unexpected array_to_json of a non-array",
+                    ));
+                };
+                let mut out = String::new();
+                let pretty = args.get(1) == Some(&Value::Bool(true));
+                nested_text(&array.dims(), array.items(), pretty, &mut out)?;
+                Value::Json(out)
+            }
             BuildFunc::Array { jsonb: false } => {
                 let mut out = String::from("[");
                 for (i, v) in args.iter().enumerate() {
@@ -115,7 +136,7 @@ impl BuildFunc {
                 args.iter().map(to_jsonb).collect::<Result<_, _>>()?,
             )),
             BuildFunc::Fields { jsonb: true } => jsonb_value(Jsonb::object(
-                (args.chunks(2))
+                (args.chunks_exact(2))
                     .map(|pair| {
                         Ok((
                             types::text_output(&pair[0]).unwrap_or_default(),
@@ -127,9 +148,10 @@ impl BuildFunc {
             // PostgreSQL's record form: no spaces.
             BuildFunc::Fields { jsonb: false } => {
                 let mut out = String::from("{");
-                for (i, pair) in args.chunks(2).enumerate() {
+                let pretty = args.len() % 2 == 1 && args.last() == Some(&Value::Bool(true));
+                for (i, pair) in args.chunks_exact(2).enumerate() {
                     if i > 0 {
-                        out.push(',');
+                        out.push_str(if pretty { ",\n " } else { "," });
                     }
                     json_escape_into(&mut out, &types::text_output(&pair[0]).unwrap_or_default());
                     out.push(':');
@@ -151,7 +173,7 @@ impl BuildFunc {
                 }
                 let mut members = Vec::with_capacity(args.len() / 2);
                 for (i, pair) in args.chunks(2).enumerate() {
-                    members.push((object_key(&pair[0], 2 * i + 1, jsonb)?, &pair[1]));
+                    members.push((object_key(&pair[0], Some(2 * i + 1), jsonb)?, &pair[1]));
                 }
                 if jsonb {
                     jsonb_value(Jsonb::object(
@@ -178,8 +200,10 @@ impl BuildFunc {
     }
 }
 
-/// `json_agg` / `jsonb_agg` of its values (NULLs as nulls).
-pub fn agg(jsonb: bool, items: &[Value]) -> Result<Value, SqlError> {
+/// `json_agg` / `jsonb_agg` of its values (NULLs as nulls); json puts
+/// an array or a row (`rows`: the values are rows' json) after the first
+/// item on a line of its own, as PostgreSQL's.
+pub fn agg(jsonb: bool, rows: bool, items: &[Value]) -> Result<Value, SqlError> {
     if jsonb {
         return Ok(jsonb_value(Jsonb::Array(
             items.iter().map(to_jsonb).collect::<Result<_, _>>()?,
@@ -189,6 +213,9 @@ pub fn agg(jsonb: bool, items: &[Value]) -> Result<Value, SqlError> {
     for (i, v) in items.iter().enumerate() {
         if i > 0 {
             out.push_str(", ");
+            if *v != Value::Null && (rows || matches!(v, Value::Array(_))) {
+                out.push_str("\n ");
+            }
         }
         json_text(v, &mut out)?;
     }
@@ -225,19 +252,28 @@ fn jsonb_value(j: Jsonb) -> Value {
     Value::Jsonb(Box::new(j))
 }
 
-/// An object key of a build function: the value's text; NULL is 22004
-/// (`position`: the argument's, from 1; jsonb's message differs).
-pub fn object_key(key: &Value, position: usize, jsonb: bool) -> Result<String, SqlError> {
-    match key {
-        Value::Null if jsonb => Err(SqlError::new(
-            "22004",
+/// An object key of a build function (`position`: the argument's,
+/// from 1) or of an object aggregate (`None`): the value's text. NULL is
+/// 22023 (jsonb's message differs), as is an array, a row or json.
+pub fn object_key(key: &Value, position: Option<usize>, jsonb: bool) -> Result<String, SqlError> {
+    match (key, position) {
+        (Value::Null, None) => Err(SqlError::new("22023", "field name must not be null")),
+        (Value::Null, Some(position)) if jsonb => Err(SqlError::new(
+            "22023",
             format!("argument {position}: key must not be null"),
         )),
-        Value::Null => Err(
-            SqlError::new("22004", format!("argument {position} cannot be null"))
-                .with_hint("Object keys should be text."),
-        ),
-        other => Ok(types::text_output(other).unwrap_or_default()),
+        (Value::Null, Some(position)) => Err(SqlError::new(
+            "22023",
+            format!("argument {position} cannot be null"),
+        )
+        .with_hint("Object keys should be text.")),
+        (Value::Array(_) | Value::Record(_) | Value::Json(_) | Value::Jsonb(_), _) => {
+            Err(SqlError::new(
+                "22023",
+                "key value must be scalar, not array, composite, or json",
+            ))
+        }
+        (other, _) => Ok(types::text_output(other).unwrap_or_default()),
     }
 }
 
@@ -248,16 +284,7 @@ pub fn json_text(v: &Value, out: &mut String) -> Result<(), SqlError> {
         Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
         Value::Json(text) => out.push_str(text),
         Value::Jsonb(j) => out.push_str(&j.to_text()),
-        Value::Array(items) => {
-            out.push('[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                json_text(item, out)?;
-            }
-            out.push(']');
-        }
+        Value::Array(array) => nested_text(&array.dims(), array.items(), false, out)?,
         other => match scalar(other)? {
             Scalar::Number(text) => out.push_str(&text),
             Scalar::String(text) => json_escape_into(out, &text),
@@ -273,12 +300,55 @@ pub fn to_jsonb(v: &Value) -> Result<Jsonb, SqlError> {
         Value::Bool(b) => Jsonb::Bool(*b),
         Value::Json(text) => Jsonb::parse(text)?,
         Value::Jsonb(j) => (**j).clone(),
-        Value::Array(items) => Jsonb::Array(items.iter().map(to_jsonb).collect::<Result<_, _>>()?),
+        Value::Array(array) => nested_jsonb(&array.dims(), array.items())?,
         other => match scalar(other)? {
             Scalar::Number(text) => Jsonb::Number(json_number_text(&text)?),
             Scalar::String(text) => Jsonb::String(text),
         },
     })
+}
+
+/// An array's elements (`items`, row-major) of dimensions `dims` as
+/// nested JSON arrays (`[]` for none); `pretty`: the outer elements a
+/// line each (`array_to_json`'s).
+fn nested_text(
+    dims: &[folio_row::Dim],
+    items: &[Value],
+    pretty: bool,
+    out: &mut String,
+) -> Result<(), SqlError> {
+    out.push('[');
+    if let Some((dim, inner)) = dims.split_first() {
+        let per = items.len() / (dim.len as usize).max(1);
+        for (i, chunk) in items.chunks(per.max(1)).enumerate() {
+            if i > 0 {
+                out.push_str(if pretty { ",\n " } else { "," });
+            }
+            match inner.is_empty() {
+                true => json_text(&chunk[0], out)?,
+                false => nested_text(inner, chunk, false, out)?,
+            }
+        }
+    }
+    out.push(']');
+    Ok(())
+}
+
+/// [`nested_text`] as jsonb.
+fn nested_jsonb(dims: &[folio_row::Dim], items: &[Value]) -> Result<Jsonb, SqlError> {
+    let Some((dim, inner)) = dims.split_first() else {
+        return Ok(Jsonb::Array(Vec::new()));
+    };
+    let per = (items.len() / (dim.len as usize).max(1)).max(1);
+    Ok(Jsonb::Array(
+        items
+            .chunks(per)
+            .map(|chunk| match inner.is_empty() {
+                true => to_jsonb(&chunk[0]),
+                false => nested_jsonb(inner, chunk),
+            })
+            .collect::<Result<_, _>>()?,
+    ))
 }
 
 enum Scalar {
@@ -340,9 +410,22 @@ pub fn bind_record(
     let jsonb = match f {
         BuildFunc::To { jsonb } => jsonb,
         BuildFunc::RowToJson => false,
+        BuildFunc::ArrayToJson => {
+            return match args.first().map(|a| (a, a.ty_in(columns))) {
+                Some((a, ty)) if ty.element().is_none() && !crate::scalar::is_unknown(a) => {
+                    Err(crate::functions::no_match(format!(
+                        "function array_to_json({}) does not exist",
+                        crate::scalar::argument_types(args, columns)
+                    )))
+                }
+                _ => Ok(None),
+            };
+        }
         _ => return Ok(None),
     };
-    let [arg] = args else { return Ok(None) };
+    let Some((arg, pretty)) = args.split_first() else {
+        return Ok(None);
+    };
     let names: Vec<Option<String>> = match arg {
         // A table's whole row: its type's field names (an alias's column
         // names do not rename them, as PostgreSQL's).
@@ -374,6 +457,7 @@ pub fn bind_record(
         .into_iter()
         .zip(fields.iter().cloned())
         .flat_map(|(name, value)| [Expr::Const(Value::Text(name)), value])
+        .chain(pretty.iter().cloned())
         .collect();
     Ok(Some(Expr::Func(
         Func::Json(crate::json_functions::JsonFunc::Build(BuildFunc::Fields {

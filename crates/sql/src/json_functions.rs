@@ -1,9 +1,13 @@
 //! The json and jsonb operators and scalar functions, with PostgreSQL
 //! 15's results and errors: `->`, `->>`, `#>`, `#>>` (json and jsonb),
-//! `@>`, `<@`, `?`, `?|`, `?&`, `||`, `-`, `#-` (jsonb), the casts from
-//! json and jsonb, and `jsonb_typeof`, `jsonb_array_length`, `jsonb_set`,
-//! `jsonb_pretty`, `jsonb_strip_nulls` (and their json forms where
-//! PostgreSQL has them). SQL values become JSON in `json_build.rs`.
+//! `@>`, `<@`, `?`, `?|`, `?&`, `||`, `-`, `#-` (jsonb) and their
+//! functions (`jsonb_contains`, ...), the casts from json and jsonb, and
+//! `jsonb_typeof`, `jsonb_array_length`, `jsonb_set`, `jsonb_insert`,
+//! `jsonb_set_lax` (`json_edits.rs`), `json[b]_extract_path[_text]`,
+//! `json[b]_object` (`json_object.rs`), `jsonb_pretty`,
+//! `jsonb_strip_nulls` (and their json forms where PostgreSQL has them),
+//! jsonb subscripts (`json_subscripts.rs`). SQL values become JSON in
+//! `json_build.rs`.
 //!
 //! A `json` value is its text (`Value::Json`): an operator parses it
 //! (folio-row's `parse_json`) and answers with the text of the part it
@@ -11,6 +15,7 @@
 //! PostgreSQL. A `jsonb` value is folio-row's normalized `Jsonb`.
 
 use crate::error::SqlError;
+use crate::json_edits::{self, Edit};
 use crate::scalar::{Columns, Scalar};
 use crate::types;
 use folio_row::{JsonNode, JsonNodeKind, Jsonb, SqlType, Value, parse_json};
@@ -42,18 +47,46 @@ pub enum JsonFunc {
     Typeof { jsonb: bool },
     /// `jsonb_array_length` / `json_array_length`.
     ArrayLength { jsonb: bool },
-    /// `jsonb_set(target, path, new [, create_missing])`.
+    /// `jsonb_set(target, path, new [, create_missing])`
+    /// (`json_edits.rs`).
     Set,
+    /// `jsonb_insert(target, path, new [, insert_after])`.
+    Insert,
+    /// `jsonb_set_lax(target, path, new [, create_missing [,
+    /// null_value_treatment]])`: not strict (a NULL `new` is what the
+    /// treatment says).
+    SetLax,
+    /// `json[b]_extract_path[_text](doc, VARIADIC steps)`: `#>` / `#>>`
+    /// of the steps given one by one.
+    ExtractPath { text: bool },
+    /// `json_object(text[] [, text[]])` / `jsonb_object`
+    /// (`json_object.rs`).
+    Object { jsonb: bool },
     /// `jsonb_pretty`.
     Pretty,
     /// `jsonb_strip_nulls` / `json_strip_nulls`.
     StripNulls { jsonb: bool },
+    /// `json[b]_populate_record(base, doc)` outside FROM: a value of
+    /// `def` (`json_records::bind_scalar`; arguments doc, base). Not
+    /// strict (a NULL document is the base row).
+    Populate {
+        f: crate::json_records::RecordFunc,
+        def: &'static folio_row::CompositeType,
+    },
+    /// `doc[s1][s2]...` (`json_subscripts.rs`).
+    Subscript,
+    /// `doc[s1]... = value` in an UPDATE's SET (`json_subscripts.rs`);
+    /// `array`: a NULL document starts as an array. Not strict.
+    SubscriptAssign { array: bool },
     /// A SQL value as JSON (`json_build.rs`).
     Build(crate::json_build::BuildFunc),
+    /// A build function called with `VARIADIC array`: the array's
+    /// elements are its arguments (NULL for a NULL array).
+    Spread(crate::json_build::BuildFunc),
 }
 
 /// The functions called by name.
-const NAMES: [(&str, JsonFunc); 8] = [
+const NAMES: [(&str, JsonFunc); 27] = [
     ("jsonb_typeof", JsonFunc::Typeof { jsonb: true }),
     ("json_typeof", JsonFunc::Typeof { jsonb: false }),
     ("jsonb_array_length", JsonFunc::ArrayLength { jsonb: true }),
@@ -62,6 +95,32 @@ const NAMES: [(&str, JsonFunc); 8] = [
     ("jsonb_pretty", JsonFunc::Pretty),
     ("jsonb_strip_nulls", JsonFunc::StripNulls { jsonb: true }),
     ("json_strip_nulls", JsonFunc::StripNulls { jsonb: false }),
+    ("jsonb_insert", JsonFunc::Insert),
+    ("jsonb_set_lax", JsonFunc::SetLax),
+    ("json_extract_path", JsonFunc::ExtractPath { text: false }),
+    ("jsonb_extract_path", JsonFunc::ExtractPath { text: false }),
+    (
+        "json_extract_path_text",
+        JsonFunc::ExtractPath { text: true },
+    ),
+    (
+        "jsonb_extract_path_text",
+        JsonFunc::ExtractPath { text: true },
+    ),
+    ("json_object", JsonFunc::Object { jsonb: false }),
+    ("jsonb_object", JsonFunc::Object { jsonb: true }),
+    // The operators' functions (`pg_operator.oprcode`).
+    ("jsonb_contains", JsonFunc::Contains),
+    ("jsonb_contained", JsonFunc::ContainedBy),
+    ("jsonb_exists", JsonFunc::Exists),
+    ("jsonb_exists_any", JsonFunc::ExistsAnyAll { all: false }),
+    ("jsonb_exists_all", JsonFunc::ExistsAnyAll { all: true }),
+    ("jsonb_concat", JsonFunc::Concat),
+    ("jsonb_delete", JsonFunc::Delete),
+    ("jsonb_delete_path", JsonFunc::DeletePath),
+    ("json_object_field", JsonFunc::Get { text: false }),
+    ("jsonb_object_field", JsonFunc::Get { text: false }),
+    ("json_object_field_text", JsonFunc::Get { text: true }),
 ];
 
 impl JsonFunc {
@@ -74,7 +133,7 @@ impl JsonFunc {
     /// Its name, for the functions called by one.
     pub fn name(self) -> Option<&'static str> {
         match self {
-            JsonFunc::Build(f) => Some(f.name()),
+            JsonFunc::Build(f) | JsonFunc::Spread(f) => Some(f.name()),
             _ => crate::names::name_in(&NAMES, &self),
         }
     }
@@ -105,7 +164,12 @@ impl JsonFunc {
             | JsonFunc::ArrayLength { .. }
             | JsonFunc::Pretty
             | JsonFunc::StripNulls { .. } => count == 1,
-            JsonFunc::Set => (3..=4).contains(&count),
+            JsonFunc::Set | JsonFunc::Insert => (3..=4).contains(&count),
+            JsonFunc::SetLax => (3..=5).contains(&count),
+            JsonFunc::ExtractPath { .. } | JsonFunc::Subscript => count >= 2,
+            JsonFunc::SubscriptAssign { .. } => count >= 3,
+            JsonFunc::Populate { .. } => count == 2,
+            JsonFunc::Object { .. } => (1..=2).contains(&count),
             JsonFunc::Build(f) => f.takes(count),
             _ => count == 2,
         }
@@ -115,6 +179,10 @@ impl JsonFunc {
     pub fn is_strict(self) -> bool {
         match self {
             JsonFunc::Build(f) => f.is_strict(),
+            JsonFunc::SetLax
+            | JsonFunc::ExtractPath { .. }
+            | JsonFunc::SubscriptAssign { .. }
+            | JsonFunc::Populate { .. } => false,
             _ => true,
         }
     }
@@ -123,8 +191,14 @@ impl JsonFunc {
     pub fn ty(self, args: &[SqlType]) -> SqlType {
         let first = args.first().copied().unwrap_or(SqlType::Jsonb);
         match self {
-            JsonFunc::Get { text: true } | JsonFunc::Path { text: true } => SqlType::Text,
-            JsonFunc::Get { text: false } | JsonFunc::Path { text: false } => first,
+            JsonFunc::Get { text: true }
+            | JsonFunc::Path { text: true }
+            | JsonFunc::ExtractPath { text: true } => SqlType::Text,
+            JsonFunc::Get { text: false }
+            | JsonFunc::Path { text: false }
+            | JsonFunc::ExtractPath { text: false } => first,
+            JsonFunc::Object { jsonb: true } => SqlType::Jsonb,
+            JsonFunc::Object { jsonb: false } => SqlType::Json,
             JsonFunc::Contains
             | JsonFunc::ContainedBy
             | JsonFunc::Exists
@@ -132,11 +206,44 @@ impl JsonFunc {
             JsonFunc::Typeof { .. } | JsonFunc::Pretty => SqlType::Text,
             JsonFunc::ArrayLength { .. } => SqlType::Int4,
             JsonFunc::StripNulls { .. } => first,
-            JsonFunc::Concat | JsonFunc::Delete | JsonFunc::DeletePath | JsonFunc::Set => {
-                SqlType::Jsonb
-            }
-            JsonFunc::Build(f) => f.ty(),
+            JsonFunc::Concat
+            | JsonFunc::Delete
+            | JsonFunc::DeletePath
+            | JsonFunc::Set
+            | JsonFunc::Insert
+            | JsonFunc::SetLax
+            | JsonFunc::Subscript
+            | JsonFunc::SubscriptAssign { .. } => SqlType::Jsonb,
+            JsonFunc::Build(f) | JsonFunc::Spread(f) => f.ty(),
+            JsonFunc::Populate { def, .. } => SqlType::Composite(def),
         }
+    }
+
+    /// A call of `name` with `VARIADIC array` (`variadic.rs`): `before`
+    /// the arguments before it. `None` if `name` is no json function
+    /// taking one.
+    pub fn bind_variadic(
+        name: &str,
+        before: &[Scalar],
+        array: &Scalar,
+        columns: &(impl Columns + ?Sized),
+    ) -> Option<Result<Scalar, SqlError>> {
+        let func = JsonFunc::of(name)?;
+        let call =
+            |f: JsonFunc, args: Vec<Scalar>| Scalar::Func(crate::functions::Func::Json(f), args);
+        Some(match (func, before) {
+            (JsonFunc::Build(f @ crate::json_build::BuildFunc::Object { .. }), [])
+            | (JsonFunc::Build(f @ crate::json_build::BuildFunc::Array { .. }), []) => {
+                Ok(call(JsonFunc::Spread(f), vec![array.clone()]))
+            }
+            (JsonFunc::ExtractPath { text }, [doc]) => JsonFunc::Path { text }
+                .bind_args(name, vec![doc.clone(), array.clone()], columns)
+                .map(|args| call(JsonFunc::Path { text }, args)),
+            (JsonFunc::Delete, [doc]) => JsonFunc::DeletePath
+                .bind_args(name, vec![doc.clone(), array.clone()], columns)
+                .map(|args| call(JsonFunc::Delete, args)),
+            _ => return None,
+        })
     }
 
     /// The arguments of a call by name, a quoted literal or parameter
@@ -149,17 +256,57 @@ impl JsonFunc {
         columns: &(impl Columns + ?Sized),
     ) -> Result<Vec<Scalar>, SqlError> {
         let doc = |jsonb: bool| if jsonb { SqlType::Jsonb } else { SqlType::Json };
+        let text_array = SqlType::Array(&SqlType::Text);
+        let integer = |a: &Scalar| {
+            matches!(
+                a,
+                Scalar::Const(Value::Text(_) | Value::Null) | Scalar::Param(_)
+            )
+            .then_some(false)
+            .unwrap_or_else(|| {
+                matches!(
+                    a.ty_in(columns),
+                    SqlType::Int2 | SqlType::Int4 | SqlType::Int8
+                )
+            })
+        };
+        let steps;
         let params: &[SqlType] = match self {
             JsonFunc::Typeof { jsonb }
             | JsonFunc::ArrayLength { jsonb }
             | JsonFunc::StripNulls { jsonb } => &[doc(jsonb)],
             JsonFunc::Pretty => &[SqlType::Jsonb],
-            JsonFunc::Set => &[
+            JsonFunc::Set | JsonFunc::Insert | JsonFunc::SetLax => &[
                 SqlType::Jsonb,
-                SqlType::Array(&SqlType::Text),
+                text_array,
                 SqlType::Jsonb,
                 SqlType::Bool,
+                SqlType::Text,
             ],
+            JsonFunc::Contains | JsonFunc::ContainedBy | JsonFunc::Concat => {
+                &[SqlType::Jsonb, SqlType::Jsonb]
+            }
+            JsonFunc::Exists => &[SqlType::Jsonb, SqlType::Text],
+            JsonFunc::ExistsAnyAll { .. } | JsonFunc::DeletePath => &[SqlType::Jsonb, text_array],
+            JsonFunc::Path { .. } => {
+                steps = vec![doc(name.starts_with("jsonb")), text_array];
+                &steps
+            }
+            JsonFunc::Delete if args.get(1).is_some_and(integer) => {
+                &[SqlType::Jsonb, SqlType::Int4]
+            }
+            JsonFunc::Delete => &[SqlType::Jsonb, SqlType::Text],
+            JsonFunc::Object { .. } => &[text_array, text_array],
+            JsonFunc::Get { .. } | JsonFunc::ExtractPath { .. } => {
+                let jsonb = name.starts_with("jsonb");
+                steps = std::iter::once(doc(jsonb))
+                    .chain(std::iter::repeat_n(
+                        SqlType::Text,
+                        args.len().saturating_sub(1),
+                    ))
+                    .collect::<Vec<_>>();
+                &steps
+            }
             _ => return Ok(args),
         };
         let fits = |arg: &Scalar, param: SqlType| match arg {
@@ -172,7 +319,8 @@ impl JsonFunc {
                         (
                             SqlType::Array(SqlType::Varchar(_)),
                             SqlType::Array(SqlType::Text)
-                        )
+                        ) | (SqlType::Varchar(_), SqlType::Text)
+                            | (SqlType::Int2, SqlType::Int4)
                     )
             }
         };
@@ -190,8 +338,38 @@ impl JsonFunc {
 
     /// Its value (NULL arguments of a strict one already answered).
     pub fn eval(self, args: Vec<Value>) -> Result<Value, SqlError> {
-        if let JsonFunc::Build(f) = self {
-            return f.eval(args);
+        match self {
+            JsonFunc::Build(f) => return f.eval(args),
+            JsonFunc::Spread(f) => {
+                return f.eval(crate::variadic::spread(
+                    args.into_iter().next().unwrap_or(Value::Null),
+                ));
+            }
+            JsonFunc::Object { jsonb } => return crate::json_object::eval(jsonb, args),
+            JsonFunc::SetLax => return set_lax(args),
+            JsonFunc::Subscript => return Ok(crate::json_subscripts::read(&args)),
+            JsonFunc::Populate { f, def } => {
+                let [doc, base] = <[Value; 2]>::try_from(args)
+                    .map_err(|_| internal("populate arguments".into()))?;
+                if doc == Value::Null {
+                    return Ok(base);
+                }
+                let row = f.rows(&doc, &base, &def.fields)?.into_iter().next();
+                return Ok(row.map_or(Value::Null, Value::Record));
+            }
+            JsonFunc::SubscriptAssign { array } => {
+                return crate::json_subscripts::assign(args, array);
+            }
+            JsonFunc::ExtractPath { text } => {
+                let mut args = args.into_iter();
+                return match args.next() {
+                    None | Some(Value::Null) => Ok(Value::Null),
+                    Some(doc) => {
+                        JsonFunc::Path { text }.eval(vec![doc, Value::array(args.collect())])
+                    }
+                };
+            }
+            _ => {}
         }
         let mut args = args.into_iter();
         let first = args.next().unwrap_or(Value::Null);
@@ -211,26 +389,15 @@ impl JsonFunc {
                 Some(found) => out(found.clone(), text),
                 None => Value::Null,
             },
-            JsonFunc::Path { text } => {
-                let mut at = Some(&*doc);
-                for step in path_steps(&second)? {
-                    at = at.and_then(|j| match j {
-                        Jsonb::Array(items) => {
-                            index_of(items.len(), step.parse().ok()?).map(|i| &items[i])
-                        }
-                        other => other.get(step),
-                    });
-                }
-                match at {
-                    Some(found) => out(found.clone(), text),
-                    None => Value::Null,
-                }
-            }
+            JsonFunc::Path { text } => match path_get(&doc, &path_steps(&second)?) {
+                Some(found) => out(found.clone(), text),
+                None => Value::Null,
+            },
             JsonFunc::Contains => Value::Bool(doc.contains(&jsonb_arg(second)?)),
             JsonFunc::ContainedBy => Value::Bool(jsonb_arg(second)?.contains(&doc)),
             JsonFunc::Exists => Value::Bool(doc.has_key(&text_arg(&second)?)),
             JsonFunc::ExistsAnyAll { all } => {
-                let keys = path_steps(&second)?;
+                let keys: Vec<&str> = path_steps(&second)?.into_iter().flatten().collect();
                 let has = |k: &&str| doc.has_key(k);
                 Value::Bool(if all {
                     keys.iter().all(has)
@@ -240,26 +407,32 @@ impl JsonFunc {
             }
             JsonFunc::Concat => jsonb(concat(*doc, jsonb_arg(second)?)),
             JsonFunc::Delete => jsonb(delete(*doc, &second)?),
-            JsonFunc::DeletePath => {
-                let path: Vec<String> =
-                    path_steps(&second)?.into_iter().map(String::from).collect();
-                jsonb(delete_path(*doc, &path)?)
-            }
+            JsonFunc::DeletePath => jsonb(json_edits::delete_path(*doc, &owned_steps(&second)?)?),
             JsonFunc::Typeof { .. } => Value::Text(doc.type_name().into()),
             JsonFunc::ArrayLength { .. } => match &*doc {
                 Jsonb::Array(items) => Value::Int4(items.len() as i32),
                 other => return Err(no_array_length(matches!(other, Jsonb::Object(_)))),
             },
-            JsonFunc::Set => {
-                let path: Vec<String> =
-                    path_steps(&second)?.into_iter().map(String::from).collect();
+            JsonFunc::Set | JsonFunc::Insert => {
                 let new = jsonb_arg(args.next().unwrap_or(Value::Null))?;
-                let create = args.next().unwrap_or(Value::Bool(true)) == Value::Bool(true);
-                jsonb(set(*doc, &path, new, create)?)
+                let flag =
+                    args.next().unwrap_or(Value::Bool(self == JsonFunc::Set)) == Value::Bool(true);
+                let edit = match self {
+                    JsonFunc::Set => Edit::Set { create: flag },
+                    _ => Edit::Insert { after: flag },
+                };
+                jsonb(json_edits::edit(*doc, &owned_steps(&second)?, new, edit)?)
             }
             JsonFunc::Pretty => Value::Text(doc.to_pretty_text()),
             JsonFunc::StripNulls { .. } => jsonb(strip_nulls(*doc)),
-            JsonFunc::Build(_) => unreachable!("answered above"),
+            JsonFunc::Build(_)
+            | JsonFunc::Spread(_)
+            | JsonFunc::Object { .. }
+            | JsonFunc::SetLax
+            | JsonFunc::Subscript
+            | JsonFunc::SubscriptAssign { .. }
+            | JsonFunc::Populate { .. }
+            | JsonFunc::ExtractPath { .. } => unreachable!("answered above"),
         })
     }
 }
@@ -291,8 +464,12 @@ pub fn bind_operator(
         BinaryOperator::QuestionPipe => JsonFunc::ExistsAnyAll { all: false },
         BinaryOperator::QuestionAnd => JsonFunc::ExistsAnyAll { all: true },
         BinaryOperator::HashMinus => JsonFunc::DeletePath,
+        // (A typed text on either side makes it text's `anynonarray ||
+        // text`.)
         BinaryOperator::StringConcat
-            if ta == Some(SqlType::Jsonb) || tb == Some(SqlType::Jsonb) =>
+            if (ta == Some(SqlType::Jsonb) || tb == Some(SqlType::Jsonb))
+                && !matches!(ta, Some(SqlType::Text | SqlType::Varchar(_)))
+                && !matches!(tb, Some(SqlType::Text | SqlType::Varchar(_))) =>
         {
             JsonFunc::Concat
         }
@@ -440,19 +617,60 @@ fn index_of(len: usize, i: i64) -> Option<usize> {
     (0..len as i64).contains(&i).then_some(i as usize)
 }
 
-/// A text[] argument's elements (a NULL element is 22004, as
-/// PostgreSQL's path operators refuse it).
-fn path_steps(v: &Value) -> Result<Vec<&str>, SqlError> {
+/// A text[] argument's elements, `None` for a NULL one.
+fn path_steps(v: &Value) -> Result<Vec<Option<&str>>, SqlError> {
     match v {
-        Value::Array(items) => items
+        Value::Array(items) => Ok(items
             .iter()
             .map(|i| match i {
-                Value::Text(t) => Ok(t.as_str()),
-                _ => Err(SqlError::new("22004", "path element at position 1 is null")),
+                Value::Text(t) => Some(t.as_str()),
+                _ => None,
             })
-            .collect(),
+            .collect()),
         other => Err(internal(format!("a json path of a {}", other.type_name()))),
     }
+}
+
+fn owned_steps(v: &Value) -> Result<Vec<Option<String>>, SqlError> {
+    Ok(path_steps(v)?
+        .into_iter()
+        .map(|s| s.map(String::from))
+        .collect())
+}
+
+/// The value `#>` finds at `steps` (none past a NULL step).
+pub fn path_get<'j>(doc: &'j Jsonb, steps: &[Option<&str>]) -> Option<&'j Jsonb> {
+    let mut at = doc;
+    for step in steps {
+        let step = (*step)?;
+        at = match at {
+            Jsonb::Array(items) => &items[index_of(items.len(), json_edits::integer_step(step)?)?],
+            other => other.get(step)?,
+        };
+    }
+    Some(at)
+}
+
+/// `jsonb_set_lax`: NULL for a NULL document, path or flag, 22023 for a
+/// NULL treatment, `jsonb_set` for a new value that is not NULL.
+fn set_lax(args: Vec<Value>) -> Result<Value, SqlError> {
+    let mut args = args.into_iter();
+    let doc = args.next().unwrap_or(Value::Null);
+    let path = args.next().unwrap_or(Value::Null);
+    let new = args.next().unwrap_or(Value::Null);
+    let create = args.next().unwrap_or(Value::Bool(true));
+    let treatment = args.next().unwrap_or(Value::Text("use_json_null".into()));
+    let Value::Text(treatment) = treatment else {
+        return Err(json_edits::bad_treatment());
+    };
+    let (Value::Jsonb(doc), false, Value::Bool(create)) = (doc, path == Value::Null, create) else {
+        return Ok(Value::Null);
+    };
+    let path = owned_steps(&path)?;
+    Ok(Value::Jsonb(Box::new(match new {
+        Value::Null => json_edits::set_lax(*doc, &path, create, &treatment)?,
+        new => json_edits::edit(*doc, &path, jsonb_arg(new)?, Edit::Set { create })?,
+    })))
 }
 
 fn text_arg(v: &Value) -> Result<String, SqlError> {
@@ -532,113 +750,6 @@ fn delete(doc: Jsonb, key: &Value) -> Result<Jsonb, SqlError> {
     })
 }
 
-/// The array index a path step names, or PostgreSQL's 22P02.
-fn path_index(step: &str, position: usize) -> Result<i64, SqlError> {
-    step.trim().parse().map_err(|_| {
-        SqlError::new(
-            "22P02",
-            format!("path element at position {position} is not an integer: \"{step}\""),
-        )
-    })
-}
-
-/// `doc #- path`: without the value at the path (unchanged if there is
-/// none).
-fn delete_path(doc: Jsonb, path: &[String]) -> Result<Jsonb, SqlError> {
-    fn walk(doc: Jsonb, path: &[String], depth: usize) -> Result<Jsonb, SqlError> {
-        let Some((step, rest)) = path.split_first() else {
-            return Ok(doc);
-        };
-        Ok(match doc {
-            Jsonb::Object(mut members) => {
-                if let Some(i) = members.iter().position(|(k, _)| k == step) {
-                    if rest.is_empty() {
-                        members.remove(i);
-                    } else {
-                        let (k, v) = members.remove(i);
-                        members.insert(i, (k, walk(v, rest, depth + 1)?));
-                    }
-                }
-                Jsonb::Object(members)
-            }
-            Jsonb::Array(mut items) => {
-                let index = path_index(step, depth)?;
-                if let Some(i) = index_of(items.len(), index) {
-                    if rest.is_empty() {
-                        items.remove(i);
-                    } else {
-                        let v = items.remove(i);
-                        items.insert(i, walk(v, rest, depth + 1)?);
-                    }
-                }
-                Jsonb::Array(items)
-            }
-            scalar => scalar,
-        })
-    }
-    if !matches!(doc, Jsonb::Array(_) | Jsonb::Object(_)) {
-        return Err(SqlError::new("22023", "cannot delete path in scalar"));
-    }
-    walk(doc, path, 1)
-}
-
-/// `jsonb_set(doc, path, new, create)`: the value at the path replaced
-/// by `new`; a missing last step added when `create` (an index past the
-/// end appends, before the start prepends); a missing step before the
-/// last leaves the document as it is.
-fn set(doc: Jsonb, path: &[String], new: Jsonb, create: bool) -> Result<Jsonb, SqlError> {
-    fn walk(
-        doc: Jsonb,
-        path: &[String],
-        new: Jsonb,
-        create: bool,
-        depth: usize,
-    ) -> Result<Jsonb, SqlError> {
-        let Some((step, rest)) = path.split_first() else {
-            return Ok(new);
-        };
-        Ok(match doc {
-            Jsonb::Object(mut members) => {
-                match members.iter().position(|(k, _)| k == step) {
-                    Some(i) => {
-                        let (k, v) = members.remove(i);
-                        members.insert(i, (k, walk(v, rest, new, create, depth + 1)?));
-                    }
-                    None if rest.is_empty() && create => {
-                        members.push((step.clone(), new));
-                        return Ok(Jsonb::object(members));
-                    }
-                    None => {}
-                }
-                Jsonb::Object(members)
-            }
-            Jsonb::Array(mut items) => {
-                let index = path_index(step, depth)?;
-                match index_of(items.len(), index) {
-                    Some(i) => {
-                        let v = items.remove(i);
-                        items.insert(i, walk(v, rest, new, create, depth + 1)?);
-                    }
-                    None if rest.is_empty() && create => {
-                        if index < 0 {
-                            items.insert(0, new);
-                        } else {
-                            items.push(new);
-                        }
-                    }
-                    None => {}
-                }
-                Jsonb::Array(items)
-            }
-            scalar => scalar,
-        })
-    }
-    if !matches!(doc, Jsonb::Array(_) | Jsonb::Object(_)) {
-        return Err(SqlError::new("22023", "cannot set path in scalar"));
-    }
-    walk(doc, path, new, create, 1)
-}
-
 /// Without the object members whose value is null, at every depth.
 fn strip_nulls(doc: Jsonb) -> Jsonb {
     match doc {
@@ -675,8 +786,10 @@ fn json_eval(func: JsonFunc, text: &str, second: &Value) -> Result<Value, SqlErr
             let mut at = Some(&doc);
             for step in path_steps(second)? {
                 at = at.and_then(|n| match &n.kind {
-                    JsonNodeKind::Array(_) => json_get(n, &Value::Int8(step.parse().ok()?)),
-                    _ => json_get(n, &Value::Text(step.to_string())),
+                    JsonNodeKind::Array(_) => {
+                        json_get(n, &Value::Int8(json_edits::integer_step(step?)?))
+                    }
+                    _ => json_get(n, &Value::Text(step?.to_string())),
                 });
             }
             found(at, as_text)?

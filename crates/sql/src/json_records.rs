@@ -235,6 +235,13 @@ impl RecordFunc {
                 ))),
             };
         }
+        // A composite type's value (`NULL::t`, `ROW(...)::t`): its fields.
+        if let Ok(SqlType::Composite(def)) = crate::types::column_type(data_type) {
+            let base = scalar::bind(arg, none)?;
+            if matches!(base.ty_in(none), SqlType::Composite(_)) {
+                return Ok((base, Some(def.fields.clone())));
+            }
+        }
         let columns = match crate::types::column_type(data_type) {
             // A relation's row type: its columns, as the relation has them.
             Ok(SqlType::Composite(_)) => match data_type {
@@ -347,6 +354,55 @@ impl RecordFunc {
     }
 }
 
+/// `json[b]_populate_record(base, doc)` outside FROM: a value of the
+/// base's composite type (`JsonFunc::Populate`). A `_recordset` call or
+/// a base of another type (an anonymous `ROW(...)`) is 0A000 here.
+pub fn bind_scalar(
+    f: RecordFunc,
+    call: &sqlparser::ast::Function,
+    columns: &(impl scalar::Columns + ?Sized),
+) -> Result<Scalar, SqlError> {
+    use sqlparser::ast::{FunctionArg, FunctionArgExpr, FunctionArguments};
+    let unsupported =
+        |what: &str| SqlError::unsupported(format!("{} {what} outside FROM", f.name()));
+    if f.set {
+        return Err(unsupported("(rows in a select list)"));
+    }
+    let FunctionArguments::List(list) = &call.args else {
+        return Err(unsupported("without arguments"));
+    };
+    let [
+        FunctionArg::Unnamed(FunctionArgExpr::Expr(base)),
+        FunctionArg::Unnamed(FunctionArgExpr::Expr(doc)),
+    ] = list.args.as_slice()
+    else {
+        return Err(SqlError::new(
+            "42883",
+            format!("function {}() does not exist", f.name()),
+        ));
+    };
+    // (`NULL::record` names no type folio binds: PostgreSQL's error.)
+    if matches!(base, Expr::Cast { data_type: DataType::Custom(name, _), .. }
+        if crate::names::relation(name).is_ok_and(|n| n == "record"))
+    {
+        return Err(SqlError::new(
+            "0A000",
+            format!("could not determine row type for result of {}", f.name()),
+        )
+        .with_hint("Provide a non-null record argument, or call the function in the FROM clause using a column definition list."));
+    }
+    let base = scalar::bind(base, columns)?;
+    let SqlType::Composite(def) = base.ty_in(columns) else {
+        return Err(unsupported("of a base row of an anonymous record type"));
+    };
+    let doc = scalar::bind(doc, columns)?;
+    let doc = crate::json_table_functions::bind_document(f.name(), doc, f.doc_type())?;
+    Ok(Scalar::Func(
+        crate::functions::Func::Json(crate::json_functions::JsonFunc::Populate { f, def }),
+        vec![doc, base],
+    ))
+}
+
 /// The row `object` gives `columns`, `base`'s value for a missing key.
 fn row(
     object: Member<'_>,
@@ -355,14 +411,15 @@ fn row(
 ) -> Result<Vec<Value>, SqlError> {
     (columns.iter().zip(base))
         .map(|((name, ty), base)| match object.member(name)? {
-            Some(m) => field(m, *ty, name),
+            Some(m) => field(m, *ty, name, base),
             None => Ok(base.clone()),
         })
         .collect()
 }
 
-/// `member` as a value of `ty`, the value of key `key` (module comment).
-fn field(member: Member<'_>, ty: SqlType, key: &str) -> Result<Value, SqlError> {
+/// `member` as a value of `ty`, the value of key `key` (module comment);
+/// `base` the base row's value, which a composite field starts from.
+fn field(member: Member<'_>, ty: SqlType, key: &str, base: &Value) -> Result<Value, SqlError> {
     if member.is_null() {
         return Ok(Value::Null);
     }
@@ -370,17 +427,28 @@ fn field(member: Member<'_>, ty: SqlType, key: &str) -> Result<Value, SqlError> 
     match ty {
         SqlType::Json | SqlType::Jsonb => input(member.text()),
         SqlType::Array(element) => {
-            if let Some(items) = member.elements() {
-                if items.first().is_some_and(|i| i.elements().is_some()) {
-                    return Err(SqlError::unsupported(
-                        "multidimensional arrays (folio's arrays have one dimension)",
-                    ));
-                }
-                let values = items
-                    .into_iter()
-                    .map(|item| field(item, *element, key))
-                    .collect::<Result<Vec<Value>, SqlError>>()?;
-                return Ok(Value::array(values));
+            if member.elements().is_some() {
+                let mut nest = Nest {
+                    key,
+                    element: *element,
+                    ndims: None,
+                    dims: Vec::new(),
+                    sizes: Vec::new(),
+                    items: Vec::new(),
+                };
+                nest.dim(member, 1)?;
+                let dims = (nest.dims.iter().zip(&nest.sizes).enumerate())
+                    .map(|(d, (len, size))| folio_row::Dim {
+                        lower: 1,
+                        len: match d {
+                            0 => *size as u32,
+                            _ => len.unwrap_or(0) as u32,
+                        },
+                    })
+                    .collect();
+                return Ok(Value::Array(
+                    folio_row::Array::new(dims, nest.items).map_err(SqlError::from)?,
+                ));
             }
             match member.string()? {
                 Some(literal) => input(literal),
@@ -388,9 +456,104 @@ fn field(member: Member<'_>, ty: SqlType, key: &str) -> Result<Value, SqlError> 
                     .with_hint(format!("See the value of key \"{key}\"."))),
             }
         }
+        SqlType::Composite(def) => match (member.kind(), member.string()?) {
+            ("an object", _) => {
+                let base = match base {
+                    Value::Record(fields) => fields.clone(),
+                    _ => vec![Value::Null; def.fields.len()],
+                };
+                Ok(Value::Record(row(member, &base, &def.fields)?))
+            }
+            (_, Some(literal)) => input(literal),
+            (kind, None) => Err(SqlError::new(
+                "22023",
+                format!("cannot call populate_composite on {kind}"),
+            )),
+        },
         _ => input(match member.string()? {
             Some(s) => s,
             None => member.text(),
         }),
+    }
+}
+
+/// A JSON array read into an array value of several dimensions, as
+/// PostgreSQL's `populate_array`: the first innermost element fixes the
+/// number of dimensions; every sub-array of a dimension must have one
+/// length.
+struct Nest<'k> {
+    key: &'k str,
+    element: SqlType,
+    ndims: Option<usize>,
+    /// Each dimension's length, once known.
+    dims: Vec<Option<usize>>,
+    /// Each dimension's elements so far (the position errors name).
+    sizes: Vec<usize>,
+    items: Vec<Value>,
+}
+
+impl Nest<'_> {
+    /// Reads `member`, an array of dimension `ndim` (from 1).
+    fn dim(&mut self, member: Member<'_>, ndim: usize) -> Result<(), SqlError> {
+        let Some(items) = member.elements() else {
+            return Err(self.expected_array(ndim - 1));
+        };
+        if self.sizes.len() < ndim {
+            self.sizes.resize(ndim, 0);
+            self.dims.resize(ndim, None);
+        }
+        if self.ndims.is_none() && items.first().is_none_or(|i| i.elements().is_none()) {
+            if ndim > folio_row::MAX_DIMS {
+                return Err(SqlError::new(
+                    "54000",
+                    format!(
+                        "number of array dimensions ({ndim}) exceeds the maximum allowed ({})",
+                        folio_row::MAX_DIMS
+                    ),
+                ));
+            }
+            self.ndims = Some(ndim);
+        }
+        for item in items {
+            if self.ndims.is_some_and(|n| ndim >= n) {
+                self.items
+                    .push(field(item, self.element, self.key, &Value::Null)?);
+                self.sizes[ndim - 1] += 1;
+            } else {
+                self.dim(item, ndim + 1)?;
+                // The sub-array just read: its length must be its
+                // dimension's.
+                let len = self.sizes[ndim];
+                match self.dims[ndim] {
+                    None => self.dims[ndim] = Some(len),
+                    Some(known) if known != len => {
+                        return Err(SqlError::new("22P02", "malformed JSON array").with_detail(
+                            "Multidimensional arrays must have sub-arrays with matching dimensions.",
+                        ));
+                    }
+                    Some(_) => {}
+                }
+                self.sizes[ndim] = 0;
+                self.sizes[ndim - 1] += 1;
+            }
+        }
+        Ok(())
+    }
+
+    /// 22P02 `expected JSON array` at the element the first `ndim`
+    /// positions name.
+    fn expected_array(&self, ndim: usize) -> SqlError {
+        let error = SqlError::new("22P02", "expected JSON array");
+        if ndim == 0 {
+            return error.with_hint(format!("See the value of key \"{}\".", self.key));
+        }
+        let at: String = self.sizes[..ndim]
+            .iter()
+            .map(|i| format!("[{i}]"))
+            .collect();
+        error.with_hint(format!(
+            "See the array element {at} of key \"{}\".",
+            self.key
+        ))
     }
 }

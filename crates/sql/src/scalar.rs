@@ -1454,12 +1454,11 @@ fn function(
         }
         return Err(unknown_function(&name, f, columns));
     }
-    // A `_populate_` call's value is of a table's row type, which folio
-    // has none of outside FROM (its first argument would not bind).
-    if crate::json_records::RecordFunc::of(&name).is_some_and(|r| r.populate) {
-        return Err(SqlError::unsupported(format!(
-            "{name} outside FROM (folio has no composite types; call it in FROM)"
-        )));
+    // A `_populate_record` call of a composite type's base row is a
+    // value of that type (`json_records.rs`); a `_recordset` one returns
+    // rows.
+    if let Some(r) = crate::json_records::RecordFunc::of(&name).filter(|r| r.populate) {
+        return crate::json_records::bind_scalar(r, f, columns);
     }
     if f.over.is_some() {
         return Err(crate::window::not_allowed());
@@ -1495,6 +1494,7 @@ fn function(
         crate::interval_functions::IntervalFunc::bind(&name, &list.args, |e| bind(e, columns))
             .or_else(|| {
                 crate::jsonpath_functions::arguments(&name, &list.args)
+                    .or_else(|| crate::json_edits::arguments(&name, &list.args))
                     .map(|exprs| exprs?.iter().map(|e| bind(e, columns)).collect())
             });
     let args = match special {

@@ -1,6 +1,8 @@
 //! `VARIADIC array` as a call's last argument: the array's elements are
 //! the arguments (`format('%s %s', VARIADIC array['a', 'b'])` is `a b`),
-//! for `format`, as PostgreSQL's; another function's VARIADIC is 0A000.
+//! for `format` and the json functions that take one
+//! (`JsonFunc::bind_variadic`), as PostgreSQL's; another function's
+//! VARIADIC is 0A000.
 //!
 //! sqlparser 0.59 reads no VARIADIC: [`mark`] replaces the word in a
 //! call's argument list with a marker argument, `$variadic:` then a
@@ -91,6 +93,9 @@ pub fn bind(
         .collect::<Result<Vec<_>, _>>()?;
     if let Some(call) =
         crate::multirange_functions::bind_variadic(name, &before, array.clone(), columns)
+            .or_else(|| {
+                crate::json_functions::JsonFunc::bind_variadic(name, &before, &array, columns)
+            })
     {
         return call.map(Some);
     }

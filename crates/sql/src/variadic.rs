@@ -92,10 +92,9 @@ pub fn bind(
         })
         .collect::<Result<Vec<_>, _>>()?;
     if let Some(call) =
-        crate::multirange_functions::bind_variadic(name, &before, array.clone(), columns)
-            .or_else(|| {
-                crate::json_functions::JsonFunc::bind_variadic(name, &before, &array, columns)
-            })
+        crate::multirange_functions::bind_variadic(name, &before, array.clone(), columns).or_else(
+            || crate::json_functions::JsonFunc::bind_variadic(name, &before, &array, columns),
+        )
     {
         return call.map(Some);
     }

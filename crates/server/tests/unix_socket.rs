@@ -9,7 +9,12 @@ use common::connect;
 use folio_db::{Database, Options};
 use folio_server::{Execution, Server, ServerConfig};
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
+
+/// The file's tests run one at a time: the second reserves a free TCP port
+/// by binding port 0 and releasing it, and a server the first starts on
+/// port 0 meanwhile could be handed that same port.
+static SERIAL: Mutex<()> = Mutex::new(());
 
 fn server(sockets: &Path, execution: Execution) -> (tempfile::TempDir, std::io::Result<Server>) {
     common::start(&ServerConfig {
@@ -29,8 +34,19 @@ async fn count(client: &tokio_postgres::Client) -> i64 {
         .get(0)
 }
 
-#[tokio::test(flavor = "current_thread")]
-async fn clients_connect_through_the_unix_socket_beside_tcp() {
+#[test]
+fn clients_connect_through_the_unix_socket_beside_tcp() {
+    let _serial = SERIAL
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+        .block_on(connect_through_both());
+}
+
+async fn connect_through_both() {
     let sockets = tempfile::tempdir().unwrap();
     for execution in [Execution::Thread, Execution::default()] {
         let (_dir, server) = server(sockets.path(), execution);
@@ -55,6 +71,9 @@ async fn clients_connect_through_the_unix_socket_beside_tcp() {
 
 #[test]
 fn a_stale_socket_file_is_replaced_and_a_live_one_refused() {
+    let _serial = SERIAL
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
     let sockets = tempfile::tempdir().unwrap();
     let dir = tempfile::tempdir().unwrap();
     let db = Arc::new(Database::create(dir.path().join("db"), Options::default()).unwrap());

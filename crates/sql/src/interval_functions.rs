@@ -119,44 +119,18 @@ fn make_interval_args(
     args: &[FunctionArg],
     bind: impl Fn(&Expr) -> Result<Scalar, SqlError>,
 ) -> Result<Vec<Scalar>, SqlError> {
-    let mut out: Vec<Option<Scalar>> = vec![None; MAKE_INTERVAL.len()];
-    let unknown = || {
+    let slots = crate::named_arguments::slots(&MAKE_INTERVAL, args).ok_or_else(|| {
         crate::functions::no_match(
             "function make_interval with these arguments does not exist".into(),
         )
-    };
-    for (i, arg) in args.iter().enumerate() {
-        let (slot, expr) = match arg {
-            FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) => (i, e),
-            FunctionArg::Named {
-                name,
-                arg: FunctionArgExpr::Expr(e),
-                ..
-            } => {
-                let name = crate::names::ident(name);
-                let slot = MAKE_INTERVAL.iter().position(|p| *p == name);
-                (slot.ok_or_else(unknown)?, e)
-            }
-            FunctionArg::ExprNamed {
-                name: Expr::Identifier(name),
-                arg: FunctionArgExpr::Expr(e),
-                ..
-            } => {
-                let name = crate::names::ident(name);
-                let slot = MAKE_INTERVAL.iter().position(|p| *p == name);
-                (slot.ok_or_else(unknown)?, e)
-            }
-            _ => return Err(unknown()),
-        };
-        if slot >= MAKE_INTERVAL.len() || out[slot].is_some() {
-            return Err(unknown());
-        }
-        out[slot] = Some(bind(expr)?);
-    }
-    Ok(out
+    })?;
+    slots
         .into_iter()
-        .map(|a| a.unwrap_or(Scalar::Const(Value::Int4(0))))
-        .collect())
+        .map(|slot| match slot {
+            Some(e) => bind(e),
+            None => Ok(Scalar::Const(Value::Int4(0))),
+        })
+        .collect()
 }
 
 /// `make_interval(years, months, weeks, days, hours, mins, secs)`.

@@ -359,9 +359,8 @@ pub fn arguments(
     name: &str,
     args: &[sqlparser::ast::FunctionArg],
 ) -> Option<Result<Vec<sqlparser::ast::Expr>, SqlError>> {
-    use sqlparser::ast::{Expr, FunctionArg, FunctionArgExpr};
     let (_, params) = PARAMETERS.iter().find(|(n, _)| *n == name)?;
-    if args.iter().all(|a| matches!(a, FunctionArg::Unnamed(_))) {
+    if !crate::named_arguments::any_named(args) {
         return None;
     }
     let no_such = || {
@@ -371,45 +370,21 @@ pub fn arguments(
             list.join(", ")
         ))
     };
-    Some((|| {
-        let mut slots: Vec<Option<Expr>> = vec![None; params.len()];
-        let mut positional = 0;
-        for arg in args {
-            let (slot, expr) = match arg {
-                FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) => {
-                    positional += 1;
-                    (positional - 1, e)
-                }
-                FunctionArg::Named {
-                    name: param,
-                    arg: FunctionArgExpr::Expr(e),
-                    ..
-                }
-                | FunctionArg::ExprNamed {
-                    name: Expr::Identifier(param),
-                    arg: FunctionArgExpr::Expr(e),
-                    ..
-                } => match params.iter().position(|(p, _)| param.value == *p) {
-                    Some(i) => (i, e),
-                    None => return Err(no_such()),
-                },
-                other => return Err(SqlError::unsupported(format!("the argument {other}"))),
-            };
-            if slot >= params.len() || slots[slot].is_some() {
-                return Err(no_such());
-            }
-            slots[slot] = Some(expr.clone());
-        }
-        let given = slots.iter().rposition(Option::is_some).map_or(0, |i| i + 1);
+    let names: Vec<&str> = params.iter().map(|(p, _)| *p).collect();
+    let Some(slots) = crate::named_arguments::slots(&names, args) else {
+        return Some(Err(no_such()));
+    };
+    let given = slots.iter().rposition(Option::is_some).map_or(0, |i| i + 1);
+    Some(
         (slots.into_iter().zip(params.iter()))
             .take(given)
             .map(|(slot, (_, default))| match (slot, default) {
-                (Some(e), _) => Ok(e),
+                (Some(e), _) => Ok(e.clone()),
                 (None, Some(text)) => crate::parse::expression(text),
                 (None, None) => Err(no_such()),
             })
-            .collect()
-    })())
+            .collect(),
+    )
 }
 
 #[cfg(test)]

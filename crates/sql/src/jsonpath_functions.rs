@@ -11,7 +11,7 @@ use crate::error::SqlError;
 use crate::jsonpath_eval::{Evaluator, Failure, Item};
 use crate::scalar::{Columns, Scalar};
 use folio_row::{Jsonb, PathAccessor, PathExpr, PathRegexFlags, SqlType, Value};
-use sqlparser::ast::{BinaryOperator, Expr, FunctionArg, FunctionArgExpr};
+use sqlparser::ast::{BinaryOperator, Expr, FunctionArg};
 
 /// `jsonpath` text as a value (PostgreSQL's `jsonpath_in`).
 pub fn parse(text: &str) -> Result<Value, SqlError> {
@@ -368,46 +368,20 @@ pub fn arguments(name: &str, args: &[FunctionArg]) -> Option<Result<Vec<Expr>, S
     if PathFunc::of(name).is_none() && !matches!(name, "jsonb_path_query" | "jsonb_path_query_tz") {
         return None;
     }
-    Some((|| {
-        let mut slots: Vec<Option<Expr>> = vec![None; PARAMETERS.len()];
-        let mut positional = 0;
-        for arg in args {
-            let (slot, expr) = match arg {
-                FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) => {
-                    positional += 1;
-                    (positional - 1, e)
-                }
-                FunctionArg::Named {
-                    name: param,
-                    arg: FunctionArgExpr::Expr(e),
-                    ..
-                }
-                | FunctionArg::ExprNamed {
-                    name: Expr::Identifier(param),
-                    arg: FunctionArgExpr::Expr(e),
-                    ..
-                } => match PARAMETERS.iter().position(|p| param.value == *p) {
-                    Some(i) => (i, e),
-                    None => return Err(no_such(name, args)),
-                },
-                other => return Err(SqlError::unsupported(format!("the argument {other}"))),
-            };
-            if slot >= PARAMETERS.len() || slots[slot].is_some() {
-                return Err(no_such(name, args));
-            }
-            slots[slot] = Some(expr.clone());
-        }
-        if slots[3].is_some() && slots[2].is_none() {
-            slots[2] = Some(Expr::value(sqlparser::ast::Value::SingleQuotedString(
-                "{}".into(),
-            )));
-        }
-        let given = slots.iter().rposition(Option::is_some).map_or(0, |i| i + 1);
+    let Some(mut slots) = crate::named_arguments::slots(&PARAMETERS, args) else {
+        return Some(Err(no_such(name, args)));
+    };
+    let empty_vars = Expr::value(sqlparser::ast::Value::SingleQuotedString("{}".into()));
+    if slots[3].is_some() && slots[2].is_none() {
+        slots[2] = Some(&empty_vars);
+    }
+    let given = slots.iter().rposition(Option::is_some).map_or(0, |i| i + 1);
+    Some(
         slots[..given]
             .iter()
-            .map(|s| s.clone().ok_or_else(|| no_such(name, args)))
-            .collect()
-    })())
+            .map(|s| s.cloned().ok_or_else(|| no_such(name, args)))
+            .collect(),
+    )
 }
 
 fn no_such(name: &str, args: &[FunctionArg]) -> SqlError {

@@ -28,6 +28,7 @@
 
 use crate::error::SqlError;
 use crate::functions::Func;
+use crate::range_operators::RangeOp;
 use crate::scalar::{Columns, Scalar};
 use folio_row::{Multirange, Range, RangeKind, SqlType, Value};
 use sqlparser::ast::BinaryOperator;
@@ -52,28 +53,9 @@ pub enum MultirangeFunc {
     UpperInf,
     /// `range_merge(multirange)`: the span.
     Merge,
-    /// `@>`.
-    Contains,
-    /// `<@`.
-    ContainedBy,
-    /// `&&`.
-    Overlaps,
-    /// `<<`.
-    Before,
-    /// `>>`.
-    After,
-    /// `&<`.
-    NotRight,
-    /// `&>`.
-    NotLeft,
-    /// `-|-`.
-    Adjacent,
-    /// `+`.
-    Union,
-    /// `*`.
-    Intersect,
-    /// `-`.
-    Minus,
+    /// An operator of the range family (`range_operators.rs`), one
+    /// operand a multirange.
+    Op(RangeOp),
 }
 
 /// What an operand of a multirange operator is.
@@ -97,23 +79,6 @@ const UNARY: [(&str, MultirangeFunc); 9] = [
     ("multirange", MultirangeFunc::OfRange),
 ];
 
-/// The operators' functions by name: `<left>_<operation>_<right>`
-/// (PostgreSQL's `multirange_contains_elem`, `range_before_multirange`,
-/// ...), each operation with the shapes it takes.
-const OPERATIONS: [(&str, MultirangeFunc); 11] = [
-    ("contains", MultirangeFunc::Contains),
-    ("contained_by", MultirangeFunc::ContainedBy),
-    ("overlaps", MultirangeFunc::Overlaps),
-    ("before", MultirangeFunc::Before),
-    ("after", MultirangeFunc::After),
-    ("overleft", MultirangeFunc::NotRight),
-    ("overright", MultirangeFunc::NotLeft),
-    ("adjacent", MultirangeFunc::Adjacent),
-    ("union", MultirangeFunc::Union),
-    ("intersect", MultirangeFunc::Intersect),
-    ("minus", MultirangeFunc::Minus),
-];
-
 impl MultirangeFunc {
     /// Its name, for the functions called by one.
     pub fn name(self) -> Option<&'static str> {
@@ -127,20 +92,10 @@ impl MultirangeFunc {
 
     /// The operator's symbol, for the operators (EXPLAIN).
     pub fn symbol(self) -> Option<&'static str> {
-        Some(match self {
-            MultirangeFunc::Contains => "@>",
-            MultirangeFunc::ContainedBy => "<@",
-            MultirangeFunc::Overlaps => "&&",
-            MultirangeFunc::Before => "<<",
-            MultirangeFunc::After => ">>",
-            MultirangeFunc::NotRight => "&<",
-            MultirangeFunc::NotLeft => "&>",
-            MultirangeFunc::Adjacent => "-|-",
-            MultirangeFunc::Union => "+",
-            MultirangeFunc::Intersect => "*",
-            MultirangeFunc::Minus => "-",
-            _ => return None,
-        })
+        match self {
+            MultirangeFunc::Op(op) => Some(op.symbol()),
+            _ => None,
+        }
     }
 
     /// Whether the shapes `(left, right)` are PostgreSQL's for the
@@ -148,17 +103,17 @@ impl MultirangeFunc {
     fn takes(self, left: Shape, right: Shape) -> bool {
         use Shape::*;
         match self {
-            MultirangeFunc::Contains => matches!(
+            MultirangeFunc::Op(RangeOp::Contains) => matches!(
                 (left, right),
                 (Multirange, Multirange | Range | Element) | (Range, Multirange)
             ),
-            MultirangeFunc::ContainedBy => matches!(
+            MultirangeFunc::Op(RangeOp::ContainedBy) => matches!(
                 (left, right),
                 (Multirange | Range | Element, Multirange) | (Multirange, Range)
             ),
-            MultirangeFunc::Union | MultirangeFunc::Intersect | MultirangeFunc::Minus => {
-                (left, right) == (Multirange, Multirange)
-            }
+            MultirangeFunc::Op(RangeOp::Union)
+            | MultirangeFunc::Op(RangeOp::Intersect)
+            | MultirangeFunc::Op(RangeOp::Minus) => (left, right) == (Multirange, Multirange),
             _ => left != Element && right != Element,
         }
     }
@@ -186,9 +141,9 @@ impl MultirangeFunc {
             MultirangeFunc::Lower | MultirangeFunc::Upper => kind.element(),
             MultirangeFunc::Merge => SqlType::Range(kind),
             MultirangeFunc::OfRange
-            | MultirangeFunc::Union
-            | MultirangeFunc::Intersect
-            | MultirangeFunc::Minus => SqlType::Multirange(kind),
+            | MultirangeFunc::Op(RangeOp::Union)
+            | MultirangeFunc::Op(RangeOp::Intersect)
+            | MultirangeFunc::Op(RangeOp::Minus) => SqlType::Multirange(kind),
             _ => SqlType::Bool,
         }
     }
@@ -243,24 +198,30 @@ impl MultirangeFunc {
                 bool(span(&first)?.upper().is_some_and(|b| b.value.is_none()))
             }
             MultirangeFunc::Merge => Ok(Value::Range(Box::new(span(&first)?))),
-            MultirangeFunc::Contains => bool(contains(&first, &second)?),
-            MultirangeFunc::ContainedBy => bool(contains(&second, &first)?),
-            MultirangeFunc::Overlaps => bool(match (&first, &second) {
+            MultirangeFunc::Op(RangeOp::Contains) => bool(contains(&first, &second)?),
+            MultirangeFunc::Op(RangeOp::ContainedBy) => bool(contains(&second, &first)?),
+            MultirangeFunc::Op(RangeOp::Overlaps) => bool(match (&first, &second) {
                 (Value::Multirange(a), Value::Multirange(b)) => a.overlaps(b),
                 (Value::Multirange(m), Value::Range(r))
                 | (Value::Range(r), Value::Multirange(m)) => m.overlaps_range(r),
                 (other, _) => return Err(not_multirange(other)),
             }),
-            MultirangeFunc::Before => bool(span(&first)?.before(&span(&second)?)),
-            MultirangeFunc::After => bool(span(&second)?.before(&span(&first)?)),
-            MultirangeFunc::NotRight => bool(span(&first)?.not_extends_right(&span(&second)?)),
-            MultirangeFunc::NotLeft => bool(span(&first)?.not_extends_left(&span(&second)?)),
-            MultirangeFunc::Adjacent => bool(span(&first)?.adjacent(&span(&second)?)?),
-            MultirangeFunc::Union => Ok(multi(multirange(&first)?.union(&multirange(&second)?)?)),
-            MultirangeFunc::Intersect => Ok(multi(
+            MultirangeFunc::Op(RangeOp::Before) => bool(span(&first)?.before(&span(&second)?)),
+            MultirangeFunc::Op(RangeOp::After) => bool(span(&second)?.before(&span(&first)?)),
+            MultirangeFunc::Op(RangeOp::NotRight) => {
+                bool(span(&first)?.not_extends_right(&span(&second)?))
+            }
+            MultirangeFunc::Op(RangeOp::NotLeft) => {
+                bool(span(&first)?.not_extends_left(&span(&second)?))
+            }
+            MultirangeFunc::Op(RangeOp::Adjacent) => bool(span(&first)?.adjacent(&span(&second)?)?),
+            MultirangeFunc::Op(RangeOp::Union) => {
+                Ok(multi(multirange(&first)?.union(&multirange(&second)?)?))
+            }
+            MultirangeFunc::Op(RangeOp::Intersect) => Ok(multi(
                 multirange(&first)?.intersection(&multirange(&second)?)?,
             )),
-            MultirangeFunc::Minus => Ok(multi(
+            MultirangeFunc::Op(RangeOp::Minus) => Ok(multi(
                 multirange(&first)?.difference(&multirange(&second)?)?,
             )),
         }
@@ -487,8 +448,11 @@ fn operation_name(name: &str) -> Option<(MultirangeFunc, Shape, Shape)> {
     };
     let (left, rest) = name.split_once('_')?;
     let left = shape(left)?;
-    OPERATIONS.iter().find_map(|&(operation, func)| {
-        let right = rest.strip_prefix(operation)?.strip_prefix('_')?;
+    // `<left>_<operation>_<right>` (PostgreSQL's `multirange_contains_elem`,
+    // `range_before_multirange`, ...), each operation with the shapes it takes.
+    RangeOp::all().find_map(|op| {
+        let func = MultirangeFunc::Op(op);
+        let right = rest.strip_prefix(op.word())?.strip_prefix('_')?;
         let right = shape(right)?;
         (func.takes(left, right)).then_some((func, left, right))
     })
@@ -508,27 +472,7 @@ pub fn bind_operator(
     if !multirange(ta) && !multirange(tb) {
         return None;
     }
-    let func = match op {
-        BinaryOperator::AtArrow => MultirangeFunc::Contains,
-        BinaryOperator::ArrowAt => MultirangeFunc::ContainedBy,
-        BinaryOperator::PGOverlap => MultirangeFunc::Overlaps,
-        BinaryOperator::PGBitwiseShiftLeft => MultirangeFunc::Before,
-        BinaryOperator::PGBitwiseShiftRight => MultirangeFunc::After,
-        BinaryOperator::AndLt => MultirangeFunc::NotRight,
-        BinaryOperator::AndGt => MultirangeFunc::NotLeft,
-        BinaryOperator::Plus => MultirangeFunc::Union,
-        BinaryOperator::Multiply => MultirangeFunc::Intersect,
-        BinaryOperator::Minus => MultirangeFunc::Minus,
-        BinaryOperator::Custom(symbol) if symbol == "-|-" => MultirangeFunc::Adjacent,
-        BinaryOperator::PGCustomBinaryOperator(parts)
-            if matches!(parts.as_slice(), [s] if s == "-|-")
-                || matches!(parts.as_slice(), [schema, s]
-                    if schema.eq_ignore_ascii_case("pg_catalog") && s == "-|-") =>
-        {
-            MultirangeFunc::Adjacent
-        }
-        _ => return None,
-    };
+    let func = MultirangeFunc::Op(RangeOp::of_operator(op)?);
     Some(bind_binary(func, a.clone(), b.clone(), ta, tb, None))
 }
 

@@ -19,6 +19,7 @@
 
 use crate::error::SqlError;
 use crate::functions::Func;
+use crate::range_operators::RangeOp;
 use crate::scalar::{Columns, Scalar};
 use folio_row::{Bound, Range, RangeKind, SqlType, Value};
 use sqlparser::ast::BinaryOperator;
@@ -37,32 +38,12 @@ pub enum RangeFunc {
     UpperInf,
     /// `range_merge`: `+` without the contiguity check.
     Merge,
-    /// `@>` of a range.
-    Contains,
+    /// An operator of ranges (`range_operators.rs`), both operands ranges.
+    Op(RangeOp),
     /// `@>` of an element.
     ContainsElement,
-    /// `<@` of a range.
-    ContainedBy,
     /// `<@` of an element (`element <@ range`).
     ElementContainedBy,
-    /// `&&`.
-    Overlaps,
-    /// `<<`.
-    Before,
-    /// `>>`.
-    After,
-    /// `&<`.
-    NotRight,
-    /// `&>`.
-    NotLeft,
-    /// `-|-`.
-    Adjacent,
-    /// `+`.
-    Union,
-    /// `*`.
-    Intersect,
-    /// `-`.
-    Minus,
 }
 
 /// The functions called by name with one range (`lower`, `upper`: only
@@ -78,23 +59,16 @@ const NAMES: [(&str, RangeFunc); 8] = [
     ("range_merge", RangeFunc::Merge),
 ];
 
-/// The operators' functions by name (PostgreSQL's `range_contains`,
-/// `range_minus`, ...), bound as the operators are.
-const OPERATOR_NAMES: [(&str, RangeFunc); 13] = [
-    ("range_contains", RangeFunc::Contains),
-    ("range_contains_elem", RangeFunc::Contains),
-    ("range_contained_by", RangeFunc::ContainedBy),
-    ("elem_contained_by_range", RangeFunc::ContainedBy),
-    ("range_overlaps", RangeFunc::Overlaps),
-    ("range_before", RangeFunc::Before),
-    ("range_after", RangeFunc::After),
-    ("range_overleft", RangeFunc::NotRight),
-    ("range_overright", RangeFunc::NotLeft),
-    ("range_adjacent", RangeFunc::Adjacent),
-    ("range_union", RangeFunc::Union),
-    ("range_intersect", RangeFunc::Intersect),
-    ("range_minus", RangeFunc::Minus),
-];
+/// The operator function PostgreSQL names `name` (`range_contains`,
+/// `range_minus`, `range_contains_elem`, ...), bound as the operator is.
+fn operator_named(name: &str) -> Option<RangeFunc> {
+    let op = match name {
+        "range_contains_elem" => RangeOp::Contains,
+        "elem_contained_by_range" => RangeOp::ContainedBy,
+        _ => RangeOp::of_word(name.strip_prefix("range_")?)?,
+    };
+    Some(RangeFunc::Op(op))
+}
 
 impl RangeFunc {
     /// Its name, for the functions called by one.
@@ -107,20 +81,12 @@ impl RangeFunc {
 
     /// The operator's symbol, for the operators (EXPLAIN).
     pub fn symbol(self) -> Option<&'static str> {
-        Some(match self {
-            RangeFunc::Contains | RangeFunc::ContainsElement => "@>",
-            RangeFunc::ContainedBy | RangeFunc::ElementContainedBy => "<@",
-            RangeFunc::Overlaps => "&&",
-            RangeFunc::Before => "<<",
-            RangeFunc::After => ">>",
-            RangeFunc::NotRight => "&<",
-            RangeFunc::NotLeft => "&>",
-            RangeFunc::Adjacent => "-|-",
-            RangeFunc::Union => "+",
-            RangeFunc::Intersect => "*",
-            RangeFunc::Minus => "-",
-            _ => return None,
-        })
+        match self {
+            RangeFunc::Op(op) => Some(op.symbol()),
+            RangeFunc::ContainsElement => Some(RangeOp::Contains.symbol()),
+            RangeFunc::ElementContainedBy => Some(RangeOp::ContainedBy.symbol()),
+            _ => None,
+        }
     }
 
     /// Whether `count` arguments are accepted.
@@ -157,7 +123,10 @@ impl RangeFunc {
                 SqlType::Range(kind) => kind.element(),
                 other => other,
             },
-            RangeFunc::Merge | RangeFunc::Union | RangeFunc::Intersect | RangeFunc::Minus => range,
+            RangeFunc::Merge
+            | RangeFunc::Op(RangeOp::Union)
+            | RangeFunc::Op(RangeOp::Intersect)
+            | RangeFunc::Op(RangeOp::Minus) => range,
             _ => SqlType::Bool,
         }
     }
@@ -196,18 +165,18 @@ impl RangeFunc {
             RangeFunc::LowerInf => bool(r.lower().is_some_and(|b| b.value.is_none())),
             RangeFunc::UpperInf => bool(r.upper().is_some_and(|b| b.value.is_none())),
             RangeFunc::ContainsElement => bool(r.contains_element(&second)),
-            RangeFunc::Contains => bool(r.contains(&range(&second)?)),
-            RangeFunc::ContainedBy => bool(range(&second)?.contains(&r)),
-            RangeFunc::Overlaps => bool(r.overlaps(&range(&second)?)),
-            RangeFunc::Before => bool(r.before(&range(&second)?)),
-            RangeFunc::After => bool(range(&second)?.before(&r)),
-            RangeFunc::NotRight => bool(r.not_extends_right(&range(&second)?)),
-            RangeFunc::NotLeft => bool(r.not_extends_left(&range(&second)?)),
-            RangeFunc::Adjacent => bool(r.adjacent(&range(&second)?)?),
-            RangeFunc::Union => boxed(r.union(&range(&second)?, true)?),
+            RangeFunc::Op(RangeOp::Contains) => bool(r.contains(&range(&second)?)),
+            RangeFunc::Op(RangeOp::ContainedBy) => bool(range(&second)?.contains(&r)),
+            RangeFunc::Op(RangeOp::Overlaps) => bool(r.overlaps(&range(&second)?)),
+            RangeFunc::Op(RangeOp::Before) => bool(r.before(&range(&second)?)),
+            RangeFunc::Op(RangeOp::After) => bool(range(&second)?.before(&r)),
+            RangeFunc::Op(RangeOp::NotRight) => bool(r.not_extends_right(&range(&second)?)),
+            RangeFunc::Op(RangeOp::NotLeft) => bool(r.not_extends_left(&range(&second)?)),
+            RangeFunc::Op(RangeOp::Adjacent) => bool(r.adjacent(&range(&second)?)?),
+            RangeFunc::Op(RangeOp::Union) => boxed(r.union(&range(&second)?, true)?),
             RangeFunc::Merge => boxed(r.union(&range(&second)?, false)?),
-            RangeFunc::Intersect => boxed(r.intersection(&range(&second)?)?),
-            RangeFunc::Minus => boxed(r.difference(&range(&second)?)?),
+            RangeFunc::Op(RangeOp::Intersect) => boxed(r.intersection(&range(&second)?)?),
+            RangeFunc::Op(RangeOp::Minus) => boxed(r.difference(&range(&second)?)?),
             RangeFunc::Construct(_) | RangeFunc::ElementContainedBy => {
                 unreachable!("answered above")
             }
@@ -252,7 +221,7 @@ fn construct(kind: RangeKind, args: Vec<Value>) -> Result<Value, SqlError> {
 pub fn is_name(name: &str) -> bool {
     RangeKind::of_name(name).is_some()
         || crate::names::lookup(&NAMES, name).is_some()
-        || crate::names::lookup(&OPERATOR_NAMES, name).is_some()
+        || operator_named(name).is_some()
 }
 
 /// The type of an operand, `None` for a quoted literal, NULL or `$n`
@@ -320,7 +289,7 @@ pub fn bind_call(
             fitted,
         )));
     }
-    if let Some(func) = crate::names::lookup(&OPERATOR_NAMES, name) {
+    if let Some(func) = operator_named(name) {
         if args.len() != 2 {
             return Err(no_function());
         }
@@ -396,27 +365,7 @@ pub fn bind_operator(
     if !range(ta) && !range(tb) {
         return None;
     }
-    let func = match op {
-        BinaryOperator::AtArrow => RangeFunc::Contains,
-        BinaryOperator::ArrowAt => RangeFunc::ContainedBy,
-        BinaryOperator::PGOverlap => RangeFunc::Overlaps,
-        BinaryOperator::PGBitwiseShiftLeft => RangeFunc::Before,
-        BinaryOperator::PGBitwiseShiftRight => RangeFunc::After,
-        BinaryOperator::AndLt => RangeFunc::NotRight,
-        BinaryOperator::AndGt => RangeFunc::NotLeft,
-        BinaryOperator::Plus => RangeFunc::Union,
-        BinaryOperator::Multiply => RangeFunc::Intersect,
-        BinaryOperator::Minus => RangeFunc::Minus,
-        BinaryOperator::Custom(symbol) if symbol == "-|-" => RangeFunc::Adjacent,
-        BinaryOperator::PGCustomBinaryOperator(parts)
-            if matches!(parts.as_slice(), [s] if s == "-|-")
-                || matches!(parts.as_slice(), [schema, s]
-                    if schema.eq_ignore_ascii_case("pg_catalog") && s == "-|-") =>
-        {
-            RangeFunc::Adjacent
-        }
-        _ => return None,
-    };
+    let func = RangeFunc::Op(RangeOp::of_operator(op)?);
     Some(bind_binary(func, a.clone(), b.clone(), ta, tb))
 }
 
@@ -442,10 +391,10 @@ fn bind_binary(
     let same_element = |e: Option<SqlType>, t: Option<SqlType>| matches!((e, t), (Some(e), Some(t)) if e.oid() == t.oid());
     let call = |f: RangeFunc, a: Scalar, b: Scalar| Ok(Scalar::Func(Func::Range(f), vec![a, b]));
     match func {
-        RangeFunc::Contains if same_element(element_of(ta), tb) => {
+        RangeFunc::Op(RangeOp::Contains) if same_element(element_of(ta), tb) => {
             call(RangeFunc::ContainsElement, a, b)
         }
-        RangeFunc::ContainedBy if same_element(element_of(tb), ta) => {
+        RangeFunc::Op(RangeOp::ContainedBy) if same_element(element_of(tb), ta) => {
             call(RangeFunc::ElementContainedBy, a, b)
         }
         _ => match both_ranges(a, b, ta, tb)? {

@@ -915,27 +915,15 @@ impl VisitorMut for Expand<'_, '_> {
     fn pre_visit_query(&mut self, query: &mut Query) -> ControlFlow<()> {
         name_items(query);
         // A set-returning SQL call of the select list runs from FROM.
-        if let Err(e) = crate::sql_select_sets::move_to_from(query) {
-            self.error = Some(e);
-            return Break(());
-        }
-        Continue(())
+        let moved = crate::sql_select_sets::move_to_from(query);
+        self.took(moved.map(|()| Vec::new()))
     }
 
     fn pre_visit_table_factor(&mut self, factor: &mut TableFactor) -> ControlFlow<()> {
         // A select list's call moved to FROM (`sql_select_sets.rs`).
-        match crate::sql_select_sets::expand_rows_from(self.cx, self.txn, factor, &mut self.stack) {
-            Ok(None) => Continue(()),
-            Ok(Some(def)) => {
-                self.changed = true;
-                USED.with(|u| u.borrow_mut().push(def));
-                Continue(())
-            }
-            Err(e) => {
-                self.error = Some(e);
-                Break(())
-            }
-        }
+        let outcome =
+            crate::sql_select_sets::expand_rows_from(self.cx, self.txn, factor, &mut self.stack);
+        self.took(outcome.map(|def| def.into_iter().collect()))
     }
 
     fn post_visit_table_factor(&mut self, factor: &mut TableFactor) -> ControlFlow<()> {
@@ -950,18 +938,9 @@ impl VisitorMut for Expand<'_, '_> {
             crate::user_aggregates::named(&call.name, crate::user_aggregates::arity(&call.args))
         {
             // Its functions, made ready for the call's binding.
-            return match crate::user_aggregates::prepare(
-                self.cx,
-                self.txn,
-                &aggregate,
-                &mut self.stack,
-            ) {
-                Ok(()) => Continue(()),
-                Err(e) => {
-                    self.error = Some(e);
-                    Break(())
-                }
-            };
+            let prepared =
+                crate::user_aggregates::prepare(self.cx, self.txn, &aggregate, &mut self.stack);
+            return self.took(prepared.map(|()| Vec::new()));
         }
         let Some(def) = resolve(&call.name, call_arity(&call.args)) else {
             return Continue(());
@@ -972,37 +951,27 @@ impl VisitorMut for Expand<'_, '_> {
         }
         if crate::record_functions::returns_record(&def) {
             // PostgreSQL gives a record value (a set of them for SETOF).
-            self.error = Some(SqlError::unsupported(format!(
+            return self.took(Err(SqlError::unsupported(format!(
                 "a call of SQL function \"{}\" returning record outside FROM (call it in FROM with a column definition list)",
                 names_of(&def.name)
-            )));
-            return Break(());
+            ))));
         }
         if def.returns_set {
-            self.error = Some(SqlError::unsupported(format!(
+            return self.took(Err(SqlError::unsupported(format!(
                 "a call of set-returning SQL function \"{}\" outside FROM (call it in FROM)",
                 names_of(&def.name)
-            )));
-            return Break(());
+            ))));
         }
         let args = match call_args(&call.args, &def) {
             Ok(args) => args,
-            Err(e) => {
-                self.error = Some(e);
-                return Break(());
-            }
+            Err(e) => return self.took(Err(e)),
         };
         match expand_call(self.cx, self.txn, &def, args, &mut self.stack) {
             Ok(expanded) => {
                 *expr = expanded;
-                self.changed = true;
-                USED.with(|u| u.borrow_mut().push(def));
-                Continue(())
+                self.took(Ok(vec![def]))
             }
-            Err(e) => {
-                self.error = Some(e);
-                Break(())
-            }
+            Err(e) => self.took(Err(e)),
         }
     }
 }
@@ -1011,11 +980,20 @@ impl Expand<'_, '_> {
     /// A call of a SQL function returning `record` in FROM, made the
     /// query it stands for (`record_functions.rs`).
     fn expand_factor(&mut self, factor: &mut TableFactor) -> ControlFlow<()> {
-        match crate::record_functions::expand_factor(self.cx, self.txn, factor, &mut self.stack) {
-            Ok(None) => Continue(()),
-            Ok(Some(def)) => {
-                self.changed = true;
-                USED.with(|u| u.borrow_mut().push(def));
+        let outcome =
+            crate::record_functions::expand_factor(self.cx, self.txn, factor, &mut self.stack);
+        self.took(outcome.map(|def| def.into_iter().collect()))
+    }
+
+    /// The one owner of an expansion's outcome: the SQL functions it used
+    /// (none: nothing changed), or the error that stops the walk.
+    fn took(&mut self, outcome: Result<Vec<FunctionDef>, SqlError>) -> ControlFlow<()> {
+        match outcome {
+            Ok(used) => {
+                if !used.is_empty() {
+                    self.changed = true;
+                    USED.with(|u| u.borrow_mut().extend(used));
+                }
                 Continue(())
             }
             Err(e) => {

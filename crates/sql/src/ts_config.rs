@@ -55,9 +55,7 @@ impl Config {
         let name = name
             .map(str::to_string)
             .unwrap_or_else(crate::setting_functions::text_search_config);
-        let plain = name.trim().to_ascii_lowercase();
-        let plain = plain.strip_prefix("pg_catalog.").unwrap_or(&plain);
-        match plain {
+        match plain_name(&name).as_str() {
             "simple" => Ok(Config::Simple),
             "english" => Ok(Config::English),
             other if OTHER_LANGUAGES.contains(&other) => Err(SqlError::unsupported(format!(
@@ -79,14 +77,20 @@ impl Config {
     }
 }
 
+/// A configuration's name as written, folded and without the
+/// `pg_catalog.` schema every built-in configuration lives in.
+fn plain_name(name: &str) -> String {
+    let folded = name.trim().to_ascii_lowercase();
+    match folded.strip_prefix("pg_catalog.") {
+        Some(plain) => plain.to_string(),
+        None => folded,
+    }
+}
+
 /// A `SET default_text_search_config` value: a configuration's name,
 /// schema-qualified as PostgreSQL shows it (22023 for no configuration's).
 pub fn config_setting(value: &str) -> Result<String, SqlError> {
-    let plain = value.trim().to_ascii_lowercase();
-    let plain = plain
-        .strip_prefix("pg_catalog.")
-        .unwrap_or(&plain)
-        .to_string();
+    let plain = plain_name(value);
     match Config::named(Some(&plain)) {
         Err(e) if e.code == "42704" => Err(SqlError::new(
             "22023",

@@ -63,17 +63,19 @@ pub(crate) fn operand(
         None => next,
         Some(n) => Draft::join(n, next, phrase),
     };
-    for (word, pos) in lexemes(config, text) {
-        let leaf = Draft::Lexeme {
-            word,
+    let words = lexemes(config, text);
+    // Lexemes sharing a position (and a variant: folio's dictionaries give
+    // one, so this is the position cap, 16383, shared by later words) are
+    // all required: PostgreSQL's `&` inside the position's group.
+    for group in words.chunk_by(|a, b| a.1 == b.1) {
+        let pos = group[0].1;
+        let mut leaves = group.iter().map(|(word, _)| Draft::Lexeme {
+            word: word.clone(),
             weights,
             prefix,
-        };
-        if last == pos {
-            let n = node.take().expect("a lexeme at this position");
-            node = Some(Draft::Or(Box::new(n), Box::new(leaf)));
-            continue;
-        }
+        });
+        let first = leaves.next().expect("a group has a lexeme");
+        let leaf = leaves.fold(first, |a, b| Draft::And(Box::new(a), Box::new(b)));
         if last > 0 {
             for _ in last + 1..pos {
                 node = Some(extend(node, Draft::Stop));

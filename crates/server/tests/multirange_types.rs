@@ -35,14 +35,7 @@ async fn multiranges_travel_in_postgresqls_binary_format() {
             "000000010000001f020000000c0002000000000001000113880000000a00010000000000000002",
         ),
     ];
-    for (literal, oid, bytes) in cases {
-        let row = client
-            .query_one(&format!("select {literal}"), &[])
-            .await
-            .unwrap();
-        assert_eq!(row.columns()[0].type_().oid(), oid, "{literal}");
-        assert_eq!(row.get::<_, Raw>(0), Raw(hex(bytes)), "{literal}");
-    }
+    common::assert_binary_results(&client, &cases).await;
     client
         .batch_execute("create table spans (id int primary key, m int4multirange)")
         .await

@@ -43,14 +43,7 @@ async fn ranges_travel_in_postgresqls_binary_format() {
         ),
         ("'(,)'::tstzrange", 3910, "18"),
     ];
-    for (literal, oid, bytes) in cases {
-        let row = client
-            .query_one(&format!("select {literal}"), &[])
-            .await
-            .unwrap();
-        assert_eq!(row.columns()[0].type_().oid(), oid, "{literal}");
-        assert_eq!(row.get::<_, Raw>(0), Raw(hex(bytes)), "{literal}");
-    }
+    common::assert_binary_results(&client, &cases).await;
     // `(1,5]` in binary (flags 0x04: upper inclusive; bounds 1 and 5),
     // typed by the column it is stored in.
     client

@@ -99,3 +99,17 @@ pub fn hex(text: &str) -> Vec<u8> {
         .map(|i| u8::from_str_radix(&text[i..i + 2], 16).unwrap())
         .collect()
 }
+
+/// Asserts that each `select LITERAL` comes back typed with the oid and
+/// carrying the binary bytes (hex) PostgreSQL's send function gives for
+/// the same value.
+pub async fn assert_binary_results(client: &tokio_postgres::Client, cases: &[(&str, u32, &str)]) {
+    for &(literal, oid, bytes) in cases {
+        let row = client
+            .query_one(&format!("select {literal}"), &[])
+            .await
+            .unwrap();
+        assert_eq!(row.columns()[0].type_().oid(), oid, "{literal}");
+        assert_eq!(row.get::<_, Raw>(0), Raw(hex(bytes)), "{literal}");
+    }
+}

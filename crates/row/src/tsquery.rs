@@ -285,7 +285,7 @@ impl QueryNode {
 /// The CRC PostgreSQL keeps of each query lexeme (its legacy CRC-32:
 /// the reflected table used most significant byte first), as a signed
 /// value as PostgreSQL compares it.
-fn lexeme_crc(bytes: &[u8]) -> i32 {
+pub fn lexeme_crc(bytes: &[u8]) -> i32 {
     fn table(i: u32) -> u32 {
         let mut c = i;
         for _ in 0..8 {

@@ -217,6 +217,7 @@ mod ts_parser;
 mod ts_query_ops;
 mod ts_rank;
 mod ts_rank_cd;
+mod ts_rewrite;
 mod ts_stop_words;
 mod ts_vector_ops;
 mod ts_websearch;

@@ -16,6 +16,7 @@
 //! | `strip`, `setweight(v, "char" [, text[]])`, `ts_delete(v, text \| text[])`, `ts_filter(v, "char"[])`, `array_to_tsvector(text[])` | tsvector |
 //! | `tsvector_to_array(v)` | text[] |
 //! | `querytree(q)` | text |
+//! | `ts_rewrite(q, target q, substitute q)` (`ts_rewrite.rs`) | tsquery |
 //! | `ts_rank`, `ts_rank_cd` (`[weights float4[],] v, q [, normalization int4]`) | float4 |
 //! | `to_tsvector([config,] text)` | tsvector |
 //! | `ts_lexize(dictionary, text)` (`simple`, `english_stem`) | text[] |
@@ -70,9 +71,12 @@ pub enum TsFunc {
     WebsearchToTsQuery,
     /// `ts_lexize(dictionary, token)`.
     Lexize,
+    /// `ts_rewrite(query, target, substitute)`.
+    Rewrite,
 }
 
-const NAMES: [(&str, TsFunc); 18] = [
+const NAMES: [(&str, TsFunc); 19] = [
+    ("ts_rewrite", TsFunc::Rewrite),
     ("numnode", TsFunc::NumNode),
     ("querytree", TsFunc::QueryTree),
     ("strip", TsFunc::Strip),
@@ -285,6 +289,7 @@ fn forms(f: TsFunc) -> &'static [&'static [Param]] {
         | TsFunc::PhraseToTsQuery
         | TsFunc::WebsearchToTsQuery => &[&[Text], &[Text, Text]],
         TsFunc::Lexize => &[&[Text, Text]],
+        TsFunc::Rewrite => &[&[Query, Query, Query]],
         _ => &[],
     }
 }
@@ -387,7 +392,8 @@ impl TsFunc {
             | TsFunc::ToTsQuery
             | TsFunc::PlainToTsQuery
             | TsFunc::PhraseToTsQuery
-            | TsFunc::WebsearchToTsQuery => SqlType::TsQuery,
+            | TsFunc::WebsearchToTsQuery
+            | TsFunc::Rewrite => SqlType::TsQuery,
             TsFunc::Length | TsFunc::NumNode => SqlType::Int4,
             TsFunc::QueryTree => SqlType::Text,
             TsFunc::ToArray | TsFunc::Lexize => SqlType::Array(&SqlType::Text),
@@ -444,6 +450,11 @@ impl TsFunc {
             )),
             TsFunc::Length => Value::Int4(vector(&args[0]).lexemes().len() as i32),
             TsFunc::NumNode => Value::Int4(query(&args[0]).count() as i32),
+            TsFunc::Rewrite => Value::TsQuery(Box::new(crate::ts_rewrite::rewrite(
+                query(&args[0]),
+                query(&args[1]),
+                query(&args[2]),
+            ))),
             TsFunc::QueryTree => Value::Text(crate::ts_parse::query_tree(query(&args[0]))),
             TsFunc::Strip => Value::TsVector(Box::new(ops::strip(vector(&args[0])))),
             TsFunc::SetWeight => {

@@ -37,7 +37,7 @@ pub struct Lookups {
     tables: HashMap<i64, TableDef>,
     catalog: Option<std::sync::Arc<Catalog>>,
     /// The stored query and column names of each view and materialized
-    /// view, by oid (`pg_get_viewdef` prints them: `view_layout.rs`).
+    /// view, by oid (`pg_get_viewdef` prints them: `view_layout/`).
     views: HashMap<i64, (String, Vec<String>)>,
     /// The views, by oid; and what `pg_relation_is_updatable` needs of
     /// each (`updatable_views.rs`), made when first asked for: reading
@@ -520,7 +520,7 @@ impl Lookups {
         self.descriptions.get(&('a', table, attnum)).cloned()
     }
 
-    /// `pg_get_viewdef(oid)` in `form` (`view_layout.rs`).
+    /// `pg_get_viewdef(oid)` in `form` (`view_layout/`).
     pub fn view_definition(&self, oid: i64, form: crate::view_layout::Form) -> Option<String> {
         let (query, columns) = self.views.get(&oid)?;
         Some(crate::view_layout::definition(query, columns, self, form))
@@ -721,7 +721,7 @@ fn constraint_definition(
     }
 }
 
-/// The relations a view's query names, as `view_layout.rs` prints them:
+/// The relations a view's query names, as `view_layout/` prints them:
 /// bare when the search path finds them.
 impl crate::view_layout::Relations for Lookups {
     fn relation(

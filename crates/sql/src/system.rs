@@ -2001,7 +2001,7 @@ fn class_row(r: ClassRow<'_>) -> Vec<Value> {
 
 /// A view's (or materialized view's) definition as `pg_views`,
 /// `pg_matviews` and `information_schema.views` give it:
-/// `pg_get_viewdef(oid)` (`view_layout.rs`), relations named as the
+/// `pg_get_viewdef(oid)` (`view_layout/`), relations named as the
 /// search path `public` finds them.
 pub fn view_definition(catalog: &Catalog, txn: &Transaction, oid: u64) -> Result<String, SqlError> {
     let lookups = crate::lookups::Lookups::read_names(catalog, txn)?

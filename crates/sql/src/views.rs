@@ -179,7 +179,7 @@ pub(crate) fn written_out(query: &Query, planned: &Planned) -> Result<Query, Sql
                 for p in positions? {
                     let mut parts = Vec::with_capacity(2);
                     // (A merged USING column is written bare: it is the
-                    // join's, whose printed side `view_layout.rs` picks.)
+                    // join's, whose printed side `view_layout/` picks.)
                     if !scope.is_merged(p)
                         && let Some(q) = scope.qualifier_of(p)
                     {

@@ -613,7 +613,22 @@ impl CatalogFunc {
                     Value::Text(name) => lookups.relation_oid(name),
                     other => Some(number(other)?),
                 };
-                oid.and_then(|oid| lookups.view_definition(oid))
+                // (`pg_get_viewdef(v, pretty)`; `pg_get_viewdef(v,
+                // wrap_column)` is pretty, wrapped at that column.)
+                let form = match args.get(1) {
+                    None => Some(crate::view_layout::Form::DEFAULT),
+                    Some(Value::Bool(pretty)) => Some(crate::view_layout::Form {
+                        pretty: *pretty,
+                        wrap_column: 0,
+                    }),
+                    Some(Value::Null) => None,
+                    Some(other) => Some(crate::view_layout::Form {
+                        pretty: true,
+                        wrap_column: usize::try_from(number(other)?).unwrap_or(0),
+                    }),
+                };
+                (oid.zip(form))
+                    .and_then(|(oid, form)| lookups.view_definition(oid, form))
                     .map_or(Value::Null, Value::Text)
             }
             CatalogFunc::ToRegclass => lookups()?

@@ -233,6 +233,12 @@ impl Scope {
             .collect()
     }
 
+    /// Whether the column at `position` is one a `USING` / `NATURAL`
+    /// join merged (an unqualified name reads it).
+    pub fn is_merged(&self, position: usize) -> bool {
+        self.merged.iter().any(|&(_, c)| c == position)
+    }
+
     /// Every column's plain name.
     pub fn names(&self) -> Vec<String> {
         self.tables

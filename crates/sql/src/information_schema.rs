@@ -380,7 +380,7 @@ impl View {
                         text(DATABASE),
                         text(schema),
                         text(name),
-                        text(&crate::system::view_definition(&view.query)),
+                        text(&crate::system::view_definition(catalog, txn, view.oid)?),
                         text(view.check_option.name()),
                         text(yes_no(updatable)),
                         text(yes_no(insertable)),

@@ -231,6 +231,7 @@ mod user_types;
 mod values_sublink;
 mod variadic;
 mod view_defaults;
+mod view_layout;
 mod view_options;
 mod view_renames;
 mod views;

@@ -36,8 +36,9 @@ pub struct Lookups {
     /// are counted only when asked for).
     tables: HashMap<i64, TableDef>,
     catalog: Option<std::sync::Arc<Catalog>>,
-    /// `pg_get_viewdef`'s text, by view oid.
-    views: HashMap<i64, String>,
+    /// The stored query and column names of each view and materialized
+    /// view, by oid (`pg_get_viewdef` prints them: `view_layout/`).
+    views: HashMap<i64, (String, Vec<String>)>,
     /// The views, by oid; and what `pg_relation_is_updatable` needs of
     /// each (`updatable_views.rs`), made when first asked for: reading
     /// the lookups parses no view's query.
@@ -129,10 +130,15 @@ const PARTITION_FUNCTIONS: [&str; 2] = ["pg_partition_ancestors", "pg_partition_
 impl Lookups {
     /// The catalog as `txn` sees it.
     pub fn read(catalog: &std::sync::Arc<Catalog>, txn: &Transaction) -> Result<Lookups, SqlError> {
-        let mut out = Lookups {
-            catalog: Some(catalog.clone()),
-            ..Lookups::default()
-        };
+        let mut out = Lookups::read_names(catalog, txn)?;
+        out.catalog = Some(catalog.clone());
+        Ok(out)
+    }
+
+    /// The catalog as `txn` sees it, without the catalog kept to open
+    /// tables in (sizes read as none).
+    pub fn read_names(catalog: &Catalog, txn: &Transaction) -> Result<Lookups, SqlError> {
+        let mut out = Lookups::default();
         for relation in SystemRelation::all() {
             out.name(relation.oid(), relation.name());
         }
@@ -148,18 +154,16 @@ impl Lookups {
         }
         for view in catalog.views(txn)? {
             out.name(view.oid as i64, &view.name);
-            out.views
-                .insert(view.oid as i64, crate::system::view_definition(&view.query));
+            let columns = view.columns.iter().map(|c| c.name.clone()).collect();
+            (out.views).insert(view.oid as i64, (view.query.clone(), columns));
             out.view_defs.insert(view.oid, view);
         }
         let tables = catalog.tables(txn)?;
         for table in &tables {
             out.name(table.oid as i64, &table.name);
             if let Some(matview) = &table.matview {
-                (out.views).insert(
-                    table.oid as i64,
-                    crate::system::view_definition(&matview.query),
-                );
+                let columns = table.columns.iter().map(|c| c.name.clone()).collect();
+                (out.views).insert(table.oid as i64, (matview.query.clone(), columns));
             }
             for index in &table.indexes {
                 out.name(index.oid as i64, &index.name);
@@ -516,9 +520,10 @@ impl Lookups {
         self.descriptions.get(&('a', table, attnum)).cloned()
     }
 
-    /// `pg_get_viewdef(oid)`.
-    pub fn view_definition(&self, oid: i64) -> Option<String> {
-        self.views.get(&oid).cloned()
+    /// `pg_get_viewdef(oid)` in `form` (`view_layout/`).
+    pub fn view_definition(&self, oid: i64, form: crate::view_layout::Form) -> Option<String> {
+        let (query, columns) = self.views.get(&oid)?;
+        Some(crate::view_layout::definition(query, columns, self, form))
     }
 
     /// `pg_get_constraintdef(oid)`.
@@ -713,5 +718,33 @@ fn constraint_definition(
             }
             Some(text)
         }
+    }
+}
+
+/// The relations a view's query names, as `view_layout/` prints them:
+/// bare when the search path finds them.
+impl crate::view_layout::Relations for Lookups {
+    fn relation(
+        &self,
+        name: &sqlparser::ast::ObjectName,
+    ) -> Option<crate::view_layout::RelationInfo> {
+        let oid = self.relation_oid(&name.to_string())?;
+        let columns = match (self.tables.get(&oid), self.view_defs.get(&(oid as u64))) {
+            (Some(table), _) => &table.columns,
+            (None, Some(view)) => &view.columns,
+            (None, None) => return None,
+        };
+        let columns = (columns.iter())
+            .map(|c| {
+                (
+                    c.name.clone(),
+                    crate::user_types::of_oid(c.type_oid, c.typmod),
+                )
+            })
+            .collect();
+        Some(crate::view_layout::RelationInfo {
+            printed: self.relation_name(oid),
+            columns,
+        })
     }
 }

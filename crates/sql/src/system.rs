@@ -1374,7 +1374,7 @@ impl SystemRelation {
                         text(schema),
                         text(name),
                         text(crate::roles::SUPERUSER),
-                        text(&view_definition(&view.query)),
+                        text(&view_definition(catalog, txn, view.oid)?),
                     ]);
                 }
             }
@@ -1391,7 +1391,7 @@ impl SystemRelation {
                         Value::Null,
                         Value::Bool(!table.indexes.is_empty()),
                         Value::Bool(matview.populated),
-                        text(&view_definition(&matview.query)),
+                        text(&view_definition(catalog, txn, table.oid)?),
                     ]);
                 }
             }
@@ -1999,11 +1999,16 @@ fn class_row(r: ClassRow<'_>) -> Vec<Value> {
     ]
 }
 
-/// A view's (or materialized view's) query as `pg_get_viewdef` gives it
-/// (PostgreSQL deparses its own layout; folio gives the stored text, `*`
-/// written out).
-pub fn view_definition(query: &str) -> String {
-    format!(" {query};")
+/// A view's (or materialized view's) definition as `pg_views`,
+/// `pg_matviews` and `information_schema.views` give it:
+/// `pg_get_viewdef(oid)` (`view_layout/`), relations named as the
+/// search path `public` finds them.
+pub fn view_definition(catalog: &Catalog, txn: &Transaction, oid: u64) -> Result<String, SqlError> {
+    let lookups = crate::lookups::Lookups::read_names(catalog, txn)?
+        .with_search_path(vec!["public".to_string()]);
+    Ok(lookups
+        .view_definition(oid as i64, crate::view_layout::Form::DEFAULT)
+        .unwrap_or_default())
 }
 
 /// The namespace oids of the schemas, by name, as one read of the

@@ -178,7 +178,11 @@ pub(crate) fn written_out(query: &Query, planned: &Planned) -> Result<Query, Sql
             Some(positions) => {
                 for p in positions? {
                     let mut parts = Vec::with_capacity(2);
-                    if let Some(q) = scope.qualifier_of(p) {
+                    // (A merged USING column is written bare: it is the
+                    // join's, whose printed side `view_layout/` picks.)
+                    if !scope.is_merged(p)
+                        && let Some(q) = scope.qualifier_of(p)
+                    {
                         parts.push(names::written(&q));
                     }
                     parts.push(names::written(&names[p]));

@@ -51,7 +51,7 @@ fn alter_view_survives_a_reopen() {
     );
     assert_eq!(
         rows(&mut s, "select pg_get_viewdef('w'::regclass)"),
-        [" SELECT v2.id, yy FROM s.v2 WHERE v2.xx > 15;"]
+        [" SELECT v2.id,\n    v2.yy\n   FROM s.v2\n  WHERE (v2.xx > 15);"]
     );
     // The check option set by ALTER is the view's.
     assert_eq!(

@@ -1,0 +1,238 @@
+//! FROM clauses in PostgreSQL's form (`get_from_clause`): items one a
+//! line, joins on their own line, USING / ON, aliases (numbered when an
+//! enclosing level uses the name).
+
+use super::*;
+
+impl Printer<'_> {
+    /// `get_from_clause`.
+    pub(super) fn print_from(&mut self, from: &[TableWithJoins]) {
+        let mut last_multiline = false;
+        for (i, item) in from.iter().enumerate() {
+            if i == 0 {
+                self.keyword(" FROM ", -INDENT_STD, INDENT_STD, 2);
+                self.table_with_joins(item);
+            } else {
+                self.out.push_str(", ");
+                last_multiline =
+                    self.wrapped_item(false, last_multiline, |p| p.table_with_joins(item));
+            }
+        }
+    }
+
+    pub(super) fn table_with_joins(&mut self, item: &TableWithJoins) {
+        // Left-deep: `a JOIN b JOIN c` is ((a b) c).
+        self.joins(&item.relation, &item.joins);
+    }
+
+    pub(super) fn joins(&mut self, first: &TableFactor, joins: &[sqlparser::ast::Join]) {
+        let Some((last, rest)) = joins.split_last() else {
+            return self.factor(first);
+        };
+        let paren = !self.form.pretty;
+        if paren {
+            self.out.push('(');
+        }
+        self.joins(first, rest);
+        let (word, constraint) = join_kind(&last.join_operator);
+        let word = match (word, constraint) {
+            (" JOIN ", Some(JoinConstraint::None) | None) => " CROSS JOIN ",
+            (w, _) => w,
+        };
+        self.keyword(word, -INDENT_STD, INDENT_STD, INDENT_JOIN);
+        let right_paren = self.form.pretty
+            && matches!(&last.relation, TableFactor::NestedJoin { alias: None, .. });
+        if right_paren {
+            self.out.push('(');
+        }
+        self.factor(&last.relation);
+        if right_paren {
+            self.out.push(')');
+        }
+        match constraint {
+            Some(JoinConstraint::Using(names)) => {
+                let names: Vec<String> = names.iter().map(|n| quote(&last_part(n))).collect();
+                self.out.push_str(&format!(" USING ({})", names.join(", ")));
+            }
+            Some(JoinConstraint::Natural) => {
+                let left = self.factor_columns(first, rest);
+                let right = self.columns_of_factor(&last.relation);
+                let common: Vec<String> = (left.iter())
+                    .filter(|(n, _)| right.iter().any(|(m, _)| m == n))
+                    .map(|(n, _)| quote(n))
+                    .collect();
+                match common.is_empty() {
+                    true if word != " CROSS JOIN " => self.out.push_str(" ON TRUE"),
+                    true => {}
+                    false => self
+                        .out
+                        .push_str(&format!(" USING ({})", common.join(", "))),
+                }
+            }
+            Some(JoinConstraint::On(on)) => {
+                self.out.push_str(" ON ");
+                if paren {
+                    self.out.push('(');
+                }
+                self.expr(on, Parent::Free);
+                if paren {
+                    self.out.push(')');
+                }
+            }
+            Some(JoinConstraint::None) | None => {
+                if word != " CROSS JOIN " && word != " JOIN " {
+                    self.out.push_str(" ON TRUE");
+                }
+            }
+        }
+        if paren {
+            self.out.push(')');
+        }
+    }
+
+    pub(super) fn factor(&mut self, factor: &TableFactor) {
+        match factor {
+            TableFactor::Table {
+                name, alias, args, ..
+            } => {
+                if let Some(args) = args {
+                    let fname = last_part(name);
+                    self.out.push_str(&function_name(&fname));
+                    self.out.push('(');
+                    for (i, a) in args.args.iter().enumerate() {
+                        if i > 0 {
+                            self.out.push_str(", ");
+                        }
+                        self.function_arg(a);
+                    }
+                    self.out.push(')');
+                    let alias_name = alias.as_ref().map_or(fname.clone(), |a| ident(&a.name));
+                    self.out.push(' ');
+                    self.out.push_str(&quote(&alias_name));
+                    match alias {
+                        Some(a) if !a.columns.is_empty() => self.alias_columns(a),
+                        _ if single_column_function(&fname) => {
+                            self.out.push_str(&format!("({})", quote(&alias_name)))
+                        }
+                        _ => {}
+                    }
+                    return;
+                }
+                let bare = last_part(name);
+                let cte = name.0.len() == 1 && self.ctes.iter().any(|(n, _)| *n == bare);
+                let printed = match cte {
+                    true => quote(&bare),
+                    false => match self.relations.relation(name) {
+                        Some(info) => info.printed,
+                        None => name.to_string(),
+                    },
+                };
+                self.out.push_str(&printed);
+                let original = alias.as_ref().map_or(bare, |a| ident(&a.name));
+                let refname = self.refname_of(&original).unwrap_or(original.clone());
+                if alias.is_some() || refname != original {
+                    self.out.push(' ');
+                    self.out.push_str(&quote(&refname));
+                }
+                if let Some(alias) = alias {
+                    self.alias_columns(alias);
+                }
+            }
+            TableFactor::Derived {
+                lateral,
+                subquery,
+                alias,
+            } => {
+                if *lateral {
+                    self.out.push_str("LATERAL ");
+                }
+                self.out.push('(');
+                let indent = self.indent;
+                self.query(subquery, indent, None);
+                self.out.push(')');
+                if let Some(alias) = alias {
+                    let original = ident(&alias.name);
+                    let refname = self.refname_of(&original).unwrap_or(original);
+                    self.out.push(' ');
+                    self.out.push_str(&quote(&refname));
+                    self.alias_columns(alias);
+                }
+            }
+            TableFactor::NestedJoin {
+                table_with_joins,
+                alias,
+            } => {
+                let paren = self.form.pretty && alias.is_some();
+                if paren {
+                    self.out.push('(');
+                }
+                self.table_with_joins(table_with_joins);
+                if paren {
+                    self.out.push(')');
+                }
+                if let Some(alias) = alias {
+                    self.out.push(' ');
+                    self.out.push_str(&quote(&ident(&alias.name)));
+                    self.alias_columns(alias);
+                }
+            }
+            TableFactor::Function {
+                lateral,
+                name,
+                args,
+                alias,
+            } => {
+                if *lateral {
+                    self.out.push_str("LATERAL ");
+                }
+                let fname = last_part(name);
+                self.out.push_str(&function_name(&fname));
+                self.out.push('(');
+                for (i, a) in args.iter().enumerate() {
+                    if i > 0 {
+                        self.out.push_str(", ");
+                    }
+                    self.function_arg(a);
+                }
+                self.out.push(')');
+                let alias_name = alias.as_ref().map_or(fname, |a| ident(&a.name));
+                self.out.push(' ');
+                self.out.push_str(&quote(&alias_name));
+                if let Some(a) = alias {
+                    self.alias_columns(a);
+                }
+            }
+            other => self.out.push_str(&other.to_string()),
+        }
+    }
+
+    pub(super) fn alias_columns(&mut self, alias: &TableAlias) {
+        if alias.columns.is_empty() {
+            return;
+        }
+        let names: Vec<String> = (alias.columns.iter())
+            .map(|c| quote(&ident(&c.name)))
+            .collect();
+        self.out.push_str(&format!("({})", names.join(", ")));
+    }
+}
+
+/// The word PostgreSQL prints for a join and its condition.
+pub(super) fn join_kind(op: &JoinOperator) -> (&'static str, Option<&JoinConstraint>) {
+    match op {
+        JoinOperator::Join(c) | JoinOperator::Inner(c) => (" JOIN ", Some(c)),
+        JoinOperator::Left(c) | JoinOperator::LeftOuter(c) => (" LEFT JOIN ", Some(c)),
+        JoinOperator::Right(c) | JoinOperator::RightOuter(c) => (" RIGHT JOIN ", Some(c)),
+        JoinOperator::FullOuter(c) => (" FULL JOIN ", Some(c)),
+        JoinOperator::CrossJoin(c) => (" CROSS JOIN ", Some(c)),
+        _ => (" JOIN ", None),
+    }
+}
+
+/// Set-returning functions of one column named as the function.
+pub(super) fn single_column_function(name: &str) -> bool {
+    matches!(
+        name,
+        "generate_series" | "unnest" | "generate_subscripts" | "regexp_split_to_table"
+    )
+}

@@ -3160,7 +3160,12 @@ pub(crate) fn run_with_params(
             on_cluster: None,
             ..
         } => {
-            crate::inheritance::alter::check(cx, txn, name, *only, operations)?;
+            let merged =
+                crate::inheritance::alter::check(cx, txn, notices, name, *only, operations)?;
+            let operations = merged.as_deref().unwrap_or(operations);
+            if operations.is_empty() {
+                return Ok(Output::command("ALTER TABLE"));
+            }
             crate::partitions::ddl::check_alter(cx, txn, name, operations)?;
             let done = ddl::alter_table(cx, txn, notices, name, operations)?;
             crate::partitions::ddl::after_key_or_index(cx, txn, notices, statement)?;

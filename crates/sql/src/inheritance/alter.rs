@@ -90,7 +90,7 @@ pub fn with_children(
                 cascaded.push(format!("table {}", folio_catalog::unqualified(&d.name)));
             }
         }
-        for d in descendants.iter().rev() {
+        for d in super::tree::ordered(cx, txn, &def)?.iter().rev() {
             if !pushed.contains(&d.oid) {
                 pushed.push(d.oid);
                 out.push(crate::inheritance::syntax::plain_name(&d.name));
@@ -133,15 +133,16 @@ fn invalid(message: String) -> SqlError {
 pub fn check(
     cx: &Ctx<'_>,
     txn: &Transaction,
+    notices: &mut Vec<Notice>,
     name: &ObjectName,
     only: bool,
     operations: &[AlterTableOperation],
-) -> Result<(), SqlError> {
+) -> Result<Option<Vec<AlterTableOperation>>, SqlError> {
     let Ok(text) = names::relation(name) else {
-        return Ok(());
+        return Ok(None);
     };
     let Some(def) = cx.db.catalog().table(txn, &text)? else {
-        return Ok(());
+        return Ok(None);
     };
     let parents = parent_defs(cx, txn, &def)?;
     let inherited = |column: &Ident| {
@@ -215,7 +216,40 @@ pub fn check(
             _ => {}
         }
     }
-    Ok(())
+    // A CHECK constraint a child already inherits under the name is
+    // merged with it (PostgreSQL's notice), not added again.
+    let merged = |op: &AlterTableOperation| match op {
+        AlterTableOperation::AddConstraint {
+            constraint: TableConstraint::Check { name: Some(c), .. },
+            ..
+        } => {
+            let c = names::ident(c);
+            has_check(&def, &c) && parents.iter().any(|p| has_check(p, &c))
+        }
+        _ => false,
+    };
+    if !operations.iter().any(merged) {
+        return Ok(None);
+    }
+    let mut kept = Vec::new();
+    for op in operations {
+        match merged(op) {
+            true => {
+                if let AlterTableOperation::AddConstraint {
+                    constraint: TableConstraint::Check { name: Some(c), .. },
+                    ..
+                } = op
+                {
+                    notices.push(Notice::info(format!(
+                        "merging constraint \"{}\" with inherited definition",
+                        names::ident(c)
+                    )));
+                }
+            }
+            false => kept.push(op.clone()),
+        }
+    }
+    Ok(Some(kept))
 }
 
 /// After `ALTER TABLE name operations` (without `ONLY`) ran on `name`:
@@ -246,22 +280,66 @@ fn recurse_from(
     cx: &Ctx<'_>,
     txn: &mut Transaction,
     notices: &mut Vec<Notice>,
-    def: &TableDef,
+    root: &TableDef,
     operations: &[AlterTableOperation],
 ) -> Result<(), SqlError> {
-    for (_, child_name) in &def.children {
-        let child = table_def(cx, txn, child_name)?;
-        let ops = child_operations(cx, txn, notices, def, &child, operations)?;
+    if root.children.is_empty() {
+        return Ok(());
+    }
+    let operations = named_checks(root, operations);
+    let descendants = super::tree::ordered(cx, txn, root)?;
+    let mut tree: Vec<u64> = vec![root.oid];
+    tree.extend(descendants.iter().map(|d| d.oid));
+    for d in &descendants {
+        // Read again: a parent's change may have reached it.
+        let child = table_def(cx, txn, &d.name)?;
+        let ops = child_operations(cx, txn, notices, (root, &tree), &child, &operations)?;
         if ops.is_empty() {
             continue;
         }
         let written = super::syntax::plain_name(&child.name);
         crate::ddl::alter_table(cx, txn, notices, &written, &ops)?;
         cx.relations.ddl();
-        let child = table_def(cx, txn, child_name)?;
-        recurse_from(cx, txn, notices, &child, &ops)?;
     }
     Ok(())
+}
+
+/// `operations` with each unnamed `ADD CHECK` given the name the parent
+/// `root` gave it (its newest CHECK constraints, in order), so children
+/// get the same name, as PostgreSQL's.
+fn named_checks(root: &TableDef, operations: &[AlterTableOperation]) -> Vec<AlterTableOperation> {
+    let unnamed = (operations.iter())
+        .filter(|op| {
+            matches!(
+                op,
+                AlterTableOperation::AddConstraint {
+                    constraint: TableConstraint::Check { name: None, .. },
+                    ..
+                }
+            )
+        })
+        .count();
+    let checks: Vec<&str> = (root.constraints.iter())
+        .filter(|c| matches!(c.kind, ConstraintKind::Check { .. }))
+        .map(|c| c.name.as_str())
+        .collect();
+    let mut names = checks[checks.len().saturating_sub(unnamed)..].iter();
+    (operations.iter())
+        .map(|op| {
+            let mut op = op.clone();
+            if let AlterTableOperation::AddConstraint {
+                constraint:
+                    TableConstraint::Check {
+                        name: name @ None, ..
+                    },
+                ..
+            } = &mut op
+            {
+                *name = names.next().map(|n| Ident::with_quote('"', *n));
+            }
+            op
+        })
+        .collect()
 }
 
 /// The operations of an ALTER TABLE of `parent` that reach `child`.
@@ -269,16 +347,18 @@ fn child_operations(
     cx: &Ctx<'_>,
     txn: &Transaction,
     notices: &mut Vec<Notice>,
-    parent: &TableDef,
+    (parent, tree): (&TableDef, &[u64]),
     child: &TableDef,
     operations: &[AlterTableOperation],
 ) -> Result<Vec<AlterTableOperation>, SqlError> {
     let shown = folio_catalog::unqualified(&child.name).to_string();
     let has = |c: &Ident| child.column(&names::ident(c)).is_some();
-    // The child's other parents, which keep a column it shares with them.
+    // The child's parents outside the tree being changed: a column it
+    // also inherits from one stays, and may not be renamed or retyped.
     let others: Vec<TableDef> = (parent_defs(cx, txn, child)?.into_iter())
-        .filter(|p| p.oid != parent.oid)
+        .filter(|p| !tree.contains(&p.oid))
         .collect();
+    let shared = |c: &Ident| others.iter().any(|p| p.column(&names::ident(c)).is_some());
     let mut out = Vec::new();
     for op in operations {
         match op {
@@ -321,7 +401,7 @@ fn child_operations(
             } => {
                 let kept: Vec<Ident> = (column_names.iter())
                     .filter(|c| has(c))
-                    .filter(|c| !others.iter().any(|p| p.column(&names::ident(c)).is_some()))
+                    .filter(|c| !shared(c))
                     .cloned()
                     .collect();
                 if !kept.is_empty() {
@@ -335,7 +415,24 @@ fn child_operations(
             }
             AlterTableOperation::RenameColumn {
                 old_column_name, ..
-            } if has(old_column_name) => out.push(op.clone()),
+            } if has(old_column_name) => {
+                if shared(old_column_name) {
+                    return Err(invalid(format!(
+                        "cannot rename inherited column \"{}\"",
+                        names::ident(old_column_name)
+                    )));
+                }
+                out.push(op.clone())
+            }
+            AlterTableOperation::AlterColumn {
+                column_name,
+                op: AlterColumnOperation::SetDataType { .. },
+            } if has(column_name) && shared(column_name) => {
+                return Err(invalid(format!(
+                    "cannot alter inherited column \"{}\" of relation \"{shown}\"",
+                    names::ident(column_name)
+                )));
+            }
             AlterTableOperation::AlterColumn {
                 column_name,
                 op:

@@ -206,6 +206,9 @@ pub fn create(
         };
         let same = constraints.iter().any(|c| {
             matches!(c, TableConstraint::Check { name: Some(m), .. } if names::ident(m) == names::ident(n))
+        }) || (create.columns.iter().flat_map(|c| &c.options)).any(|o| {
+            matches!(o.option, ColumnOption::Check(_))
+                && o.name.as_ref().is_some_and(|m| names::ident(m) == names::ident(n))
         });
         if same {
             notices.push(Notice::info(format!(

@@ -126,3 +126,24 @@ pub fn returning_columns(def: &TableDef, items: Option<&[SelectItem]>) -> Option
     }
     Some(out)
 }
+
+/// `def`'s descendants, each after every one of its parents that is in
+/// the tree (so a change reaches a table once its parents have it, and a
+/// table may be dropped once the tables after it are gone).
+pub fn ordered(cx: &Ctx<'_>, txn: &Transaction, def: &TableDef) -> Result<Vec<TableDef>, SqlError> {
+    let mut left = descendants(cx, txn, def)?;
+    let mut done = vec![def.oid];
+    let mut out = Vec::with_capacity(left.len());
+    while !left.is_empty() {
+        let in_tree = |oid: u64, left: &[TableDef]| left.iter().any(|d| d.oid == oid);
+        let ready = (left.iter())
+            .position(|d| {
+                (d.parents().into_iter()).all(|(p, _)| done.contains(&p) || !in_tree(p, &left))
+            })
+            .unwrap_or(0);
+        let next = left.remove(ready);
+        done.push(next.oid);
+        out.push(next);
+    }
+    Ok(out)
+}

@@ -144,6 +144,10 @@ pub fn check(
     let Some(def) = cx.db.catalog().table(txn, &text)? else {
         return Ok(None);
     };
+    // (A partitioned table's ONLY has rules of its own, not built.)
+    if only && def.partition_key().is_some() {
+        return Err(SqlError::unsupported("the statement \"ALTER TABLE ONLY\""));
+    }
     let parents = parent_defs(cx, txn, &def)?;
     let inherited = |column: &Ident| {
         let column = names::ident(column);

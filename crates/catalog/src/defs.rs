@@ -1278,4 +1278,25 @@ mod tests {
         let not_valid = ConstraintDef::decode(&bytes).unwrap();
         assert!(!not_valid.validated && not_valid.deferrable == Deferrable::No);
     }
+
+    // Proves an inheritance row keeps its parent and place, is found
+    // under the parent, and reads back with the parent's name left empty.
+    #[test]
+    fn inherits_rows_round_trip() {
+        let row = ConstraintDef {
+            oid: 7,
+            name: String::new(),
+            table_oid: 16390,
+            table: String::new(),
+            kind: ConstraintKind::Partition(Partition::Inherits {
+                parent_oid: 16384,
+                parent: String::new(),
+                seqno: 2,
+            }),
+            validated: true,
+            deferrable: Deferrable::No,
+        };
+        assert_eq!(row.indexed_under(), Some(16384));
+        assert_eq!(ConstraintDef::decode(&row.encode()).unwrap(), row);
+    }
 }

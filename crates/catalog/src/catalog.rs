@@ -366,6 +366,7 @@ impl Catalog {
             constraints: Vec::new(),
             referenced_by: Vec::new(),
             partitions: Vec::new(),
+            children: Vec::new(),
             enums,
             domains,
             composites,
@@ -1468,8 +1469,12 @@ impl Catalog {
             .map(|(_, row)| row)
             .collect();
         let (columns, layout) = Layout::of(attributes);
-        let (constraints, referenced_by, partitions) =
-            self.constraints_of(txn, class.oid, classes)?;
+        let crate::constraints::ConstraintsOf {
+            own: constraints,
+            referencing: referenced_by,
+            partitions,
+            children,
+        } = self.constraints_of(txn, class.oid, classes)?;
         let mut indexes: Vec<IndexDef> = classes
             .iter()
             .filter(|(_, c)| c.kind == KIND_INDEX && c.table_oid == class.oid)
@@ -1516,6 +1521,7 @@ impl Catalog {
             constraints,
             referenced_by,
             partitions,
+            children,
             enums,
             domains,
             composites,

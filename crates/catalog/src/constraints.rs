@@ -86,6 +86,57 @@ impl Catalog {
         self.insert_constraint(txn, &table, "", kind, Deferrable::No)
     }
 
+    /// Table `table_name` becomes an inheritance child of table
+    /// `parent_oid`, `seqno` its place among its parents (folio-sql README
+    /// "Table inheritance"); both are locked, so their readers plan again.
+    pub fn add_inheritance(
+        &self,
+        txn: &mut Transaction,
+        table_name: &str,
+        parent_oid: u64,
+        seqno: u16,
+    ) -> Result<ConstraintDef, CatalogError> {
+        let table = self.lock_table(txn, table_name)?;
+        self.lock_for_ddl(txn, table.oid, LockMode::AccessExclusive)?;
+        self.lock_for_ddl(txn, parent_oid, LockMode::AccessExclusive)?;
+        let kind = ConstraintKind::Partition(crate::defs::Partition::Inherits {
+            parent_oid,
+            parent: String::new(),
+            seqno,
+        });
+        self.insert_constraint(txn, &table, "", kind, Deferrable::No)
+    }
+
+    /// Table `table_name` stops inheriting from table `parent_oid`
+    /// (`ALTER TABLE ... NO INHERIT`); false if it did not.
+    pub fn remove_inheritance(
+        &self,
+        txn: &mut Transaction,
+        table_name: &str,
+        parent_oid: u64,
+    ) -> Result<bool, CatalogError> {
+        let table = self.lock_table(txn, table_name)?;
+        self.lock_for_ddl(txn, table.oid, LockMode::AccessExclusive)?;
+        let mut removed = false;
+        for (tid, c) in self.constraint_rows(txn, table.oid)? {
+            if c.table_oid == table.oid
+                && let ConstraintKind::Partition(crate::defs::Partition::Inherits {
+                    parent_oid: p,
+                    ..
+                }) = c.kind
+                && p == parent_oid
+            {
+                self.lock_for_ddl(txn, parent_oid, LockMode::AccessExclusive)?;
+                self.in_savepoint(txn, |txn| {
+                    self.constraints.delete(txn, tid)?;
+                    Ok(())
+                })?;
+                removed = true;
+            }
+        }
+        Ok(removed)
+    }
+
     /// Table `table_name` stops being a partition (`DETACH PARTITION`).
     pub fn remove_partition(
         &self,
@@ -560,23 +611,34 @@ impl Catalog {
             .map(|(_, c)| c)
             .collect();
         rows.sort_by_key(|c| c.oid);
-        let (mut own, mut referencing, mut partitions) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut own, mut referencing) = (Vec::new(), Vec::new());
+        let (mut partitions, mut children) = (Vec::new(), Vec::new());
         for mut c in rows {
-            if c.table_oid != oid
-                && let ConstraintKind::Partition(crate::defs::Partition::Of { .. }) = c.kind
-            {
-                partitions.push((c.table_oid, name_of(c.table_oid)?));
-                continue;
+            if c.table_oid != oid {
+                match c.kind {
+                    ConstraintKind::Partition(crate::defs::Partition::Of { .. }) => {
+                        partitions.push((c.table_oid, name_of(c.table_oid)?));
+                        continue;
+                    }
+                    ConstraintKind::Partition(crate::defs::Partition::Inherits { .. }) => {
+                        children.push((c.table_oid, name_of(c.table_oid)?));
+                        continue;
+                    }
+                    _ => {}
+                }
             }
             c.table = name_of(c.table_oid)?;
             if let ConstraintKind::ForeignKey(fk) = &mut c.kind {
                 fk.ref_table = name_of(fk.ref_table_oid)?;
             }
-            if let ConstraintKind::Partition(crate::defs::Partition::Of {
-                parent_oid,
-                parent,
-                ..
-            }) = &mut c.kind
+            if let ConstraintKind::Partition(
+                crate::defs::Partition::Of {
+                    parent_oid, parent, ..
+                }
+                | crate::defs::Partition::Inherits {
+                    parent_oid, parent, ..
+                },
+            ) = &mut c.kind
             {
                 *parent = name_of(*parent_oid)?;
             }
@@ -587,13 +649,23 @@ impl Catalog {
                 own.push(c);
             }
         }
-        Ok((own, referencing, partitions))
+        Ok(ConstraintsOf {
+            own,
+            referencing,
+            partitions,
+            children,
+        })
     }
 }
 
-/// A table's own constraints, the foreign keys that reference it and its
-/// partitions (oid, name).
-pub(crate) type ConstraintsOf = (Vec<ConstraintDef>, Vec<ConstraintDef>, Vec<(u64, String)>);
+/// A table's own constraints, the foreign keys that reference it, its
+/// partitions and its inheritance children (oid, name).
+pub(crate) struct ConstraintsOf {
+    pub own: Vec<ConstraintDef>,
+    pub referencing: Vec<ConstraintDef>,
+    pub partitions: Vec<(u64, String)>,
+    pub children: Vec<(u64, String)>,
+}
 
 /// Foreign key `name` over `columns` of `table` may reference
 /// `ref_columns` of `parent`: each pair of columns [`comparable`], 42804

@@ -5,7 +5,7 @@
 //! |---|---|
 //! | `folio.class` | oid, name, kind (`r` table / `i` index / `S` sequence / `v` view / `m` materialized view / `e` enum), tree root, table oid (indexes; a sequence's owner), unique, key columns (a sequence's owning column), then a sequence's options |
 //! | `folio.attribute` | table oid, column number (its slot: `layout.rs`), name, type oid, type modifier, flags (bit 0 not null, bit 1 dropped) |
-//! | `folio.constraint` | oid, table oid, name, kind, then by kind: `d` column, expression; `g` column, expression; `c` expression; `f` columns, referenced table oid, referenced columns, ON DELETE / ON UPDATE actions |
+//! | `folio.constraint` | oid, table oid, name, kind, then by kind: `d` column, expression; `g` column, expression; `c` expression; `f` columns, referenced table oid, referenced columns, ON DELETE / ON UPDATE actions; `k` partition strategy, key columns; `o` parent oid, bound; `i` inheritance parent oid, seqno |
 
 use crate::codec::{Reader, Writer};
 use crate::index_exprs::IndexExprs;
@@ -144,6 +144,10 @@ pub struct TableDef {
     /// A partitioned table's partitions (oid, name), in the order they
     /// were made ([`Partition::Of`] rows that name it).
     pub partitions: Vec<(u64, String)>,
+    /// Its inheritance children (oid, name), in the order they became
+    /// its children ([`Partition::Inherits`] rows that name it; folio-sql
+    /// README "Table inheritance").
+    pub children: Vec<(u64, String)>,
     /// The enum types of its columns (dropped ones' too), as the catalog
     /// it was read from defines them (`enums.rs`).
     pub enums: Vec<&'static folio_row::EnumType>,
@@ -213,6 +217,23 @@ impl TableDef {
             ConstraintKind::Partition(Partition::Of { parent, .. }) => Some(parent.as_str()),
             _ => None,
         })
+    }
+
+    /// Its inheritance parents (oid, name), in `INHERITS` order
+    /// (PostgreSQL's `inhseqno`).
+    pub fn parents(&self) -> Vec<(u64, &str)> {
+        let mut parents: Vec<(u16, u64, &str)> = (self.constraints.iter())
+            .filter_map(|c| match &c.kind {
+                ConstraintKind::Partition(Partition::Inherits {
+                    parent_oid,
+                    parent,
+                    seqno,
+                }) => Some((*seqno, *parent_oid, parent.as_str())),
+                _ => None,
+            })
+            .collect();
+        parents.sort_by_key(|p| p.0);
+        parents.into_iter().map(|(_, o, n)| (o, n)).collect()
     }
 
     /// The default expression of column `column`, as SQL text.
@@ -333,6 +354,15 @@ pub enum Partition {
         parent: String,
         bound: String,
     },
+    /// `INHERITS (parent, ...)` (or `ALTER TABLE ... INHERIT parent`):
+    /// one row per parent, `seqno` its place in the list from 1
+    /// (PostgreSQL's `pg_inherits` row: `inhparent`, `inhseqno`).
+    Inherits {
+        parent_oid: u64,
+        /// The parent's name as the reader saw it (not stored).
+        parent: String,
+        seqno: u16,
+    },
 }
 
 /// A foreign key: `columns` of the constrained table reference
@@ -428,6 +458,7 @@ const CONSTRAINT_CHECK: u8 = b'c';
 const CONSTRAINT_FOREIGN_KEY: u8 = b'f';
 const CONSTRAINT_PARTITION_KEY: u8 = b'k';
 const CONSTRAINT_PARTITION_OF: u8 = b'o';
+const CONSTRAINT_INHERITS: u8 = b'i';
 
 impl ConstraintDef {
     /// The referenced table's oid, for a foreign key.
@@ -442,7 +473,9 @@ impl ConstraintDef {
     /// foreign key's referenced table, a partition's parent.
     pub(crate) fn indexed_under(&self) -> Option<u64> {
         match &self.kind {
-            ConstraintKind::Partition(Partition::Of { parent_oid, .. }) => Some(*parent_oid),
+            ConstraintKind::Partition(
+                Partition::Of { parent_oid, .. } | Partition::Inherits { parent_oid, .. },
+            ) => Some(*parent_oid),
             _ => self.references(),
         }
     }
@@ -483,6 +516,11 @@ impl ConstraintDef {
                 parent_oid, bound, ..
             }) => {
                 w.u8(CONSTRAINT_PARTITION_OF).u64(*parent_oid).str(bound);
+            }
+            ConstraintKind::Partition(Partition::Inherits {
+                parent_oid, seqno, ..
+            }) => {
+                w.u8(CONSTRAINT_INHERITS).u64(*parent_oid).u16(*seqno);
             }
         }
         let (match_full, set_columns) = match &self.kind {
@@ -565,6 +603,11 @@ impl ConstraintDef {
                 parent_oid: r.u64()?,
                 parent: String::new(),
                 bound: r.str()?,
+            }),
+            CONSTRAINT_INHERITS => ConstraintKind::Partition(Partition::Inherits {
+                parent_oid: r.u64()?,
+                parent: String::new(),
+                seqno: r.u16()?,
             }),
             other => return Err(format!("constraint kind {other}")),
         };
@@ -1234,5 +1277,26 @@ mod tests {
         bytes.push(0);
         let not_valid = ConstraintDef::decode(&bytes).unwrap();
         assert!(!not_valid.validated && not_valid.deferrable == Deferrable::No);
+    }
+
+    // Proves an inheritance row keeps its parent and place, is found
+    // under the parent, and reads back with the parent's name left empty.
+    #[test]
+    fn inherits_rows_round_trip() {
+        let row = ConstraintDef {
+            oid: 7,
+            name: String::new(),
+            table_oid: 16390,
+            table: String::new(),
+            kind: ConstraintKind::Partition(Partition::Inherits {
+                parent_oid: 16384,
+                parent: String::new(),
+                seqno: 2,
+            }),
+            validated: true,
+            deferrable: Deferrable::No,
+        };
+        assert_eq!(row.indexed_under(), Some(16384));
+        assert_eq!(ConstraintDef::decode(&row.encode()).unwrap(), row);
     }
 }

@@ -58,8 +58,11 @@ pub fn create_table(
     if let Some(query) = &create.query {
         return create_table_as(cx, txn, notices, create, &name, query);
     }
-    if create.partition_by.is_some() || create.inherits.is_some() {
-        return Err(SqlError::unsupported("partitioned or inherited tables"));
+    if create.inherits.is_some() {
+        return crate::inheritance::create::create(cx, txn, notices, create);
+    }
+    if create.partition_by.is_some() {
+        return Err(SqlError::unsupported("partitioned tables"));
     }
     check_options(&create.table_options)?;
     let mut columns = Vec::with_capacity(create.columns.len());

@@ -246,6 +246,30 @@ fn partition_targets(
     Ok(Some((relation, out, at_start)))
 }
 
+/// [`part_targets`]' answer: the targets and the parts' RETURNING list.
+type PartTargets = (PartitionTargets, Option<Vec<SelectItem>>);
+
+/// The tables an UPDATE or DELETE of `table` changes one by one: a
+/// partitioned table's partitions ([`partition_targets`]) or an
+/// inheritance parent and its descendants (`inheritance/tree.rs`), and
+/// the RETURNING list each part uses (a parent's `*` its columns).
+fn part_targets(
+    cx: &Ctx<'_>,
+    txn: &Transaction,
+    table: &TableWithJoins,
+    selection: Option<&Expr>,
+    returning_items: Option<&[SelectItem]>,
+) -> Result<Option<PartTargets>, SqlError> {
+    if let Some(targets) = partition_targets(cx, txn, table, selection)? {
+        return Ok(Some((targets, returning_items.map(<[SelectItem]>::to_vec))));
+    }
+    let Some((relation, items)) = crate::inheritance::tree::targets(cx, txn, table)? else {
+        return Ok(None);
+    };
+    let returning = crate::inheritance::tree::returning_columns(&relation.def, returning_items);
+    Ok(Some(((relation, items, None), returning)))
+}
+
 /// The rows an INSERT inserts.
 pub enum Source {
     Values(Vec<Vec<Scalar>>),
@@ -490,7 +514,9 @@ pub fn plan_update(
     selection: Option<&Expr>,
     returning_items: Option<&[SelectItem]>,
 ) -> Result<Change, SqlError> {
-    if let Some((relation, items, at_start)) = partition_targets(cx, txn, table, selection)? {
+    if let Some(((relation, items, at_start), returning_items)) =
+        part_targets(cx, txn, table, selection, returning_items)?
+    {
         privileges::note(
             cx,
             relation.def.oid,
@@ -498,11 +524,13 @@ pub fn plan_update(
             "table",
             privileges::UPDATE,
         );
+        let partitioned = relation.def.partition_key().is_some();
         let mut changes = Vec::new();
         for item in &items {
+            let returning_items = returning_items.as_deref();
             let mut change =
                 plan_update(cx, txn, item, assignments, from, selection, returning_items)?;
-            change.constraints_mut().moves = true;
+            change.constraints_mut().moves = partitioned;
             changes.push(change);
         }
         let constraints = Constraints::bind(cx, txn, &relation)?;
@@ -640,9 +668,13 @@ pub fn plan_delete(cx: &Ctx<'_>, txn: &Transaction, delete: &Delete) -> Result<C
     let [from] = from.as_slice() else {
         return Err(SqlError::unsupported("DELETE from several tables"));
     };
-    if let Some((relation, items, at_start)) =
-        partition_targets(cx, txn, from, delete.selection.as_ref())?
-    {
+    if let Some(((relation, items, at_start), returning)) = part_targets(
+        cx,
+        txn,
+        from,
+        delete.selection.as_ref(),
+        delete.returning.as_deref(),
+    )? {
         privileges::note(
             cx,
             relation.def.oid,
@@ -654,6 +686,7 @@ pub fn plan_delete(cx: &Ctx<'_>, txn: &Transaction, delete: &Delete) -> Result<C
         for item in items {
             let mut one = delete.clone();
             one.from = FromTable::WithFromKeyword(vec![item]);
+            one.returning = returning.clone();
             changes.push(plan_delete(cx, txn, &one)?);
         }
         let constraints = Constraints::bind(cx, txn, &relation)?;

@@ -1534,6 +1534,24 @@ fn base(
             alias_name.unwrap_or_else(|| folio_catalog::unqualified(&table_name).to_string());
         return partitioned_base(cx, txn, &relation, qualifier, before, outer, pushed, system);
     }
+    if !relation.def.children.is_empty() && !crate::inheritance::syntax::only(name) {
+        crate::privileges::note(
+            cx,
+            relation.def.oid,
+            &table_name,
+            "table",
+            crate::privileges::SELECT,
+        );
+        let qualifier =
+            alias_name.unwrap_or_else(|| folio_catalog::unqualified(&table_name).to_string());
+        let scans = crate::inheritance::tree::scans(cx, txn, &relation.def)?;
+        let scans: Vec<String> = scans
+            .iter()
+            .map(|n| format!("ONLY {}", written_relation(n)))
+            .collect();
+        let branches = branch_queries(&relation, &qualifier, system, outer, pushed, &scans)?;
+        return union_all_base(cx, txn, branches, &relation, qualifier, offset, system);
+    }
     let kind = match relation.def.matview {
         Some(_) => "materialized view",
         None => "table",
@@ -1614,6 +1632,38 @@ fn partitioned_base(
             table,
         ));
     }
+    let scans: Vec<String> = (keep.iter())
+        .map(|&at| written_relation(&tree.parts[at].name))
+        .collect();
+    let branches = branch_queries(relation, &qualifier, system, outer, pushed, &scans)?;
+    if let Some(at_start) = at_start {
+        return partitions_at_start(
+            cx, txn, relation, qualifier, offset, system, branches, at_start,
+        );
+    }
+    union_all_base(cx, txn, branches, relation, qualifier, offset, system)
+}
+
+/// A relation's name as SQL text (each part quoted where needed).
+fn written_relation(name: &str) -> String {
+    (name.split('.'))
+        .map(|p| names::written(p).to_string())
+        .collect::<Vec<_>>()
+        .join(".")
+}
+
+/// One query per scan in `scans` (FROM items as SQL text, each read as
+/// `relation`'s columns by name, `qualifier_1`, `qualifier_2`, ...), each
+/// given the WHERE's conjuncts it may take: the branches of a
+/// partitioned table's or an inheritance parent's Append.
+fn branch_queries(
+    relation: &Arc<Relation>,
+    qualifier: &str,
+    system: bool,
+    outer: Option<crate::pushdown::Outer<'_>>,
+    pushed: &mut Vec<Expr>,
+    scans: &[String],
+) -> Result<Vec<sqlparser::ast::Query>, SqlError> {
     let mut items: Vec<String> = (relation.def.columns.iter())
         .map(|c| names::written(&c.name).to_string())
         .collect();
@@ -1625,19 +1675,15 @@ fn partitioned_base(
         );
     }
     let alias = sqlparser::ast::TableAlias {
-        name: Ident::new(qualifier.clone()),
+        name: Ident::new(qualifier),
         columns: Vec::new(),
     };
     let mut branches: Vec<sqlparser::ast::Query> = Vec::new();
-    for (n, &at) in keep.iter().enumerate() {
-        let name = &tree.parts[at].name;
-        let written: Vec<String> = (name.split('.'))
-            .map(|p| names::written(p).to_string())
-            .collect();
+    for (n, scan) in scans.iter().enumerate() {
         let sql = format!(
             "SELECT {} FROM {} AS {}",
             items.join(", "),
-            written.join("."),
+            scan,
             names::written(&format!("{qualifier}_{}", n + 1))
         );
         let Some(crate::parse::Parsed::Sql(statement)) = crate::parse::statements(&sql)?.pop()
@@ -1662,11 +1708,19 @@ fn partitioned_base(
         };
         branches.push(query);
     }
-    if let Some(at_start) = at_start {
-        return partitions_at_start(
-            cx, txn, relation, qualifier, offset, system, branches, at_start,
-        );
-    }
+    Ok(branches)
+}
+
+/// `branches` read as the UNION ALL of their rows, named as `relation`.
+fn union_all_base(
+    cx: &Ctx<'_>,
+    txn: &Transaction,
+    mut branches: Vec<sqlparser::ast::Query>,
+    relation: &Arc<Relation>,
+    qualifier: String,
+    offset: usize,
+    system: bool,
+) -> Result<(Base, ScopeTable), SqlError> {
     let mut body = branches.remove(0).body;
     for branch in branches {
         body = Box::new(sqlparser::ast::SetExpr::SetOperation {

@@ -85,6 +85,7 @@ mod immutable;
 mod index_exprs;
 mod indexes;
 mod information_schema;
+mod inheritance;
 mod insert_targets;
 mod instead_of;
 mod interrupt;

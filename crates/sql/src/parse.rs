@@ -51,6 +51,8 @@ pub enum Parsed {
     /// `ALTER TABLE t ALTER CONSTRAINT name [NOT] DEFERRABLE [INITIALLY
     /// ...]` (sqlparser has none).
     AlterConstraint(AlterConstraint),
+    /// `ALTER TABLE t [NO] INHERIT parent` (sqlparser has neither).
+    Inherit(crate::inheritance::alter::Inherit),
     /// `CREATE MATERIALIZED VIEW ... AS query` (sqlparser's statement)
     /// and whether `WITH NO DATA` left it unpopulated (sqlparser reads no
     /// `WITH [NO] DATA`).
@@ -349,6 +351,7 @@ pub fn statements(sql: &str) -> Result<Vec<Parsed>, SqlError> {
             continue;
         }
         row_lock_strengths_folio_takes(&mut spanned);
+        crate::inheritance::syntax::mark(&mut spanned);
         crate::grouping_sets::parenthesize_set_items(&mut spanned);
         crate::conflict_target::encode(&mut spanned, &text);
         crate::references_syntax::encode(&mut spanned)?;
@@ -448,6 +451,12 @@ pub fn statements(sql: &str) -> Result<Vec<Parsed>, SqlError> {
                     && let Some(on) = cluster_on(&plain(&spanned[2..])) =>
             {
                 Parsed::ClusterOn(on)
+            }
+            Some(Keyword::ALTER)
+                if second.and_then(keyword) == Some(Keyword::TABLE)
+                    && let Some(alter) = inherit(&plain(&spanned[2..])) =>
+            {
+                Parsed::Inherit(alter?)
             }
             Some(Keyword::ALTER)
                 if second.and_then(keyword) == Some(Keyword::TABLE)
@@ -2072,6 +2081,23 @@ fn cluster_on(tokens: &[Token]) -> Option<ClusterOn> {
         if_exists,
         index,
     })
+}
+
+/// `[IF EXISTS] [ONLY] table [NO] INHERIT parent` after `ALTER TABLE`;
+/// `None` for any other ALTER TABLE.
+fn inherit(tokens: &[Token]) -> Option<Result<crate::inheritance::alter::Inherit, SqlError>> {
+    let mut c = Cursor { tokens, at: 0 };
+    let _ = c.take_keyword(Keyword::IF) && c.take_keyword(Keyword::EXISTS);
+    c.take_keyword(Keyword::ONLY);
+    let table = c.name().ok()?;
+    let add = !c.take_keyword(Keyword::NO);
+    if !c.take_keyword(Keyword::INHERIT) {
+        return None;
+    }
+    Some(c.name().and_then(|parent| {
+        c.end()?;
+        Ok(crate::inheritance::alter::Inherit { table, parent, add })
+    }))
 }
 
 /// `[IF EXISTS] [ONLY] table ALTER CONSTRAINT name [clauses]` after

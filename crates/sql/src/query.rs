@@ -2111,7 +2111,8 @@ impl ColumnNames for Scope {
         self.tables
             .iter()
             .find(|t| t.qualifier == qualifier)
-            .map(|t| t.offset..t.offset + t.names.len())
+            // (Its system columns, when named, are no part of `t.*`.)
+            .map(|t| t.visible())
             .ok_or_else(|| {
                 SqlError::new(
                     "42P01",

@@ -599,6 +599,7 @@ impl Session {
             | Parsed::Reindex(_)
             | Parsed::ClusterOn(_)
             | Parsed::AlterConstraint(_)
+            | Parsed::Inherit(_)
             | Parsed::CreateMatview { .. }
             | Parsed::Refresh(_)
             | Parsed::AlterView { .. }
@@ -3125,6 +3126,14 @@ pub(crate) fn run_with_params(
                 _ => None,
             };
             let names = expanded.as_deref().unwrap_or(names);
+            // An inheritance parent's descendants depend on it.
+            let expanded = match object_type {
+                sqlparser::ast::ObjectType::Table => {
+                    crate::inheritance::alter::with_children(cx, txn, notices, names, *cascade)?
+                }
+                _ => None,
+            };
+            let names = expanded.as_deref().unwrap_or(names);
             ddl::drop(db, txn, notices, *object_type, *if_exists, names, *cascade)
         }
         Statement::Truncate {
@@ -3145,15 +3154,22 @@ pub(crate) fn run_with_params(
         Statement::AlterTable {
             name,
             if_exists: false,
-            only: false,
+            only,
             operations,
             location: None,
             on_cluster: None,
             ..
         } => {
+            let merged =
+                crate::inheritance::alter::check(cx, txn, notices, name, *only, operations)?;
+            let operations = merged.as_deref().unwrap_or(operations);
+            if operations.is_empty() {
+                return Ok(Output::command("ALTER TABLE"));
+            }
             crate::partitions::ddl::check_alter(cx, txn, name, operations)?;
             let done = ddl::alter_table(cx, txn, notices, name, operations)?;
             crate::partitions::ddl::after_key_or_index(cx, txn, notices, statement)?;
+            crate::inheritance::alter::recurse(cx, txn, notices, name, *only, operations)?;
             Ok(done)
         }
         Statement::AlterIndex {
@@ -3195,6 +3211,10 @@ pub(crate) fn run_utility(
         Parsed::Lock(lock) => crate::lock_table::lock(cx, txn, lock),
         Parsed::ClusterOn(on) => crate::cluster::cluster_on(cx, txn, notices, on),
         Parsed::AlterConstraint(alter) => crate::ddl::alter_constraint(cx, txn, notices, alter),
+        Parsed::Inherit(alter) => {
+            crate::inheritance::alter::inherit(cx, txn, alter)?;
+            Ok(Output::command("ALTER TABLE"))
+        }
         Parsed::CreateMatview { create, data } => {
             crate::privileges::check_utility(cx, txn, create)?;
             let Statement::CreateView { name, .. } = &**create else {

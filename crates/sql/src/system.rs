@@ -1268,17 +1268,23 @@ impl SystemRelation {
             SystemRelation::Inherits => {
                 let tables = catalog.tables(txn)?;
                 let table_parents = (tables.iter())
-                    .filter_map(|t| t.partition_of().map(|(parent, _)| (t.oid, parent)));
-                let mut index_parents: Vec<(u64, u64)> =
+                    .filter_map(|t| t.partition_of().map(|(parent, _)| (t.oid, parent, 1)));
+                // Inheritance parents, `inhseqno` their place in the list.
+                let inherits = (tables.iter()).flat_map(|t| {
+                    (t.parents().into_iter().enumerate())
+                        .map(|(n, (parent, _))| (t.oid, parent, n as i32 + 1))
+                });
+                let mut index_parents: Vec<(u64, u64, i32)> =
                     crate::partitions::index_tree::parents(&tables)
                         .into_iter()
+                        .map(|(child, parent)| (child, parent, 1))
                         .collect();
                 index_parents.sort_unstable();
-                for (child, parent) in table_parents.chain(index_parents) {
+                for (child, parent, seqno) in table_parents.chain(inherits).chain(index_parents) {
                     out.push(vec![
                         oid(child as i64),
                         oid(parent as i64),
-                        Value::Int4(1),
+                        Value::Int4(seqno),
                         Value::Bool(false),
                     ]);
                 }
@@ -2082,7 +2088,7 @@ fn table_class_row(spaces: &Namespaces, table: &TableDef, tables: &[TableDef]) -
         row[7] = oid(0);
         row[25] = text("d");
     }
-    row[21] = Value::Bool(!table.partitions.is_empty());
+    row[21] = Value::Bool(!table.partitions.is_empty() || !table.children.is_empty());
     if let Some((_, bound)) = table.partition_of() {
         row[26] = Value::Bool(true);
         row[30] = text(bound);

@@ -505,6 +505,10 @@ impl Resolver<'_, '_> {
         } else {
             self.place(&mut create.name)?;
         }
+        // `INHERITS (parent, ...)` names existing tables.
+        for parent in create.inherits.iter_mut().flatten() {
+            self.existing(parent)?;
+        }
         for column in &mut create.columns {
             for option in &mut column.options {
                 if let ColumnOption::ForeignKey { foreign_table, .. } = &mut option.option
@@ -631,6 +635,16 @@ impl Resolver<'_, '_> {
     /// An existing relation's name: the session's temporary relation of
     /// the name if there is one (module doc), else the search path's.
     fn existing(&mut self, name: &mut ObjectName) -> Result<(), SqlError> {
+        // A name written after ONLY stays so marked (`inheritance/syntax.rs`).
+        let only = crate::inheritance::syntax::only(name);
+        self.existing_unmarked(name)?;
+        if only {
+            crate::inheritance::syntax::mark_only(name);
+        }
+        Ok(())
+    }
+
+    fn existing_unmarked(&mut self, name: &mut ObjectName) -> Result<(), SqlError> {
         match explicit_temp_schema(name) {
             Some(asked) => {
                 let Some(n) = self.cx.temp.namespace() else {

@@ -1,0 +1,585 @@
+//! What DDL does to an inheritance tree: DROP TABLE of a parent (its
+//! descendants depend on it: 2BP01, or dropped too with CASCADE), and
+//! ALTER TABLE's recursion into the children.
+
+use crate::context::Ctx;
+use crate::error::SqlError;
+use crate::names;
+use crate::output::Notice;
+use folio_catalog::{ConstraintKind, TableDef};
+use folio_db::Transaction;
+use sqlparser::ast::{
+    AlterColumnOperation, AlterTableOperation, ColumnOption, Ident, ObjectName, TableConstraint,
+};
+
+/// The names a DROP TABLE of `names` reaches: each parent's descendants
+/// (deepest first) before it when `cascade`, with PostgreSQL's notice;
+/// 2BP01 with its DETAIL and HINT when a descendant is not in the list
+/// and not `cascade`. `None`: no table in the list has children.
+pub fn with_children(
+    cx: &Ctx<'_>,
+    txn: &Transaction,
+    notices: &mut Vec<Notice>,
+    names_given: &[ObjectName],
+    cascade: bool,
+) -> Result<Option<Vec<ObjectName>>, SqlError> {
+    let mut listed = Vec::new();
+    for name in names_given {
+        if let Ok(text) = names::relation(name)
+            && let Ok(Some(def)) = cx.db.catalog().table(txn, &text)
+        {
+            listed.push(def.oid);
+        }
+    }
+    let mut out: Vec<ObjectName> = Vec::new();
+    // The tables already in `out`, each listed once.
+    let mut pushed: Vec<u64> = Vec::new();
+    let mut any = false;
+    let mut cascaded = Vec::new();
+    for name in names_given {
+        let Ok(text) = names::relation(name) else {
+            out.push(name.clone());
+            continue;
+        };
+        let Ok(Some(def)) = cx.db.catalog().table(txn, &text) else {
+            out.push(name.clone());
+            continue;
+        };
+        if pushed.contains(&def.oid) {
+            continue;
+        }
+        if def.children.is_empty() {
+            pushed.push(def.oid);
+            out.push(name.clone());
+            continue;
+        }
+        let descendants = super::tree::descendants(cx, txn, &def)?;
+        let staying: Vec<&folio_catalog::TableDef> = (descendants.iter())
+            .filter(|d| !listed.contains(&d.oid))
+            .collect();
+        if !staying.is_empty() && !cascade {
+            let shown = |n: &str| folio_catalog::unqualified(n).to_string();
+            let detail = (staying.iter())
+                .map(|d| {
+                    // The parent the dependency is reported through: the
+                    // last one in the tree being dropped.
+                    let through = (d.parents().into_iter().rev())
+                        .find(|(oid, _)| {
+                            *oid == def.oid || descendants.iter().any(|x| x.oid == *oid)
+                        })
+                        .map(|(_, n)| shown(n))
+                        .unwrap_or_else(|| shown(&def.name));
+                    format!("table {} depends on table {through}", shown(&d.name))
+                })
+                .collect::<Vec<_>>()
+                .join("\n");
+            return Err(SqlError::new(
+                "2BP01",
+                format!(
+                    "cannot drop table {} because other objects depend on it",
+                    shown(&def.name)
+                ),
+            )
+            .with_detail(detail)
+            .with_hint("Use DROP ... CASCADE to drop the dependent objects too."));
+        }
+        any = true;
+        for d in &staying {
+            if !listed.contains(&d.oid) {
+                listed.push(d.oid);
+                cascaded.push(format!("table {}", folio_catalog::unqualified(&d.name)));
+            }
+        }
+        for d in super::tree::ordered(cx, txn, &def)?.iter().rev() {
+            if !pushed.contains(&d.oid) {
+                pushed.push(d.oid);
+                out.push(crate::inheritance::syntax::plain_name(&d.name));
+            }
+        }
+        pushed.push(def.oid);
+        out.push(name.clone());
+    }
+    notices.extend(Notice::cascaded(&cascaded));
+    Ok(any.then_some(out))
+}
+
+fn table_def(cx: &Ctx<'_>, txn: &Transaction, name: &str) -> Result<TableDef, SqlError> {
+    cx.db
+        .catalog()
+        .table(txn, name)?
+        .ok_or_else(|| SqlError::undefined_table(folio_catalog::unqualified(name)))
+}
+
+fn parent_defs(cx: &Ctx<'_>, txn: &Transaction, def: &TableDef) -> Result<Vec<TableDef>, SqlError> {
+    (def.parents().into_iter())
+        .map(|(_, name)| table_def(cx, txn, name))
+        .collect()
+}
+
+fn has_check(def: &TableDef, name: &str) -> bool {
+    (def.constraints.iter())
+        .any(|c| c.name == name && matches!(c.kind, ConstraintKind::Check { .. }))
+}
+
+fn invalid(message: String) -> SqlError {
+    SqlError::new("42P16", message)
+}
+
+/// Refusals of `ALTER TABLE [ONLY] name operations` before it runs, as
+/// PostgreSQL 15's (42P16): a child may not drop, rename or retype a
+/// column it inherits nor drop an inherited CHECK constraint, and `ONLY`
+/// a parent may not add a column or CHECK constraint, rename or retype a
+/// column its children share.
+pub fn check(
+    cx: &Ctx<'_>,
+    txn: &Transaction,
+    notices: &mut Vec<Notice>,
+    name: &ObjectName,
+    only: bool,
+    operations: &[AlterTableOperation],
+) -> Result<Option<Vec<AlterTableOperation>>, SqlError> {
+    let Ok(text) = names::relation(name) else {
+        return Ok(None);
+    };
+    let Some(def) = cx.db.catalog().table(txn, &text)? else {
+        return Ok(None);
+    };
+    // (A partitioned table's ONLY has rules of its own, not built.)
+    if only && def.partition_key().is_some() {
+        return Err(SqlError::unsupported("the statement \"ALTER TABLE ONLY\""));
+    }
+    let parents = parent_defs(cx, txn, &def)?;
+    let inherited = |column: &Ident| {
+        let column = names::ident(column);
+        parents.iter().any(|p| p.column(&column).is_some())
+    };
+    let children = only && !def.children.is_empty();
+    for op in operations {
+        match op {
+            AlterTableOperation::DropColumn { column_names, .. } => {
+                if let Some(c) = column_names.iter().find(|c| inherited(c)) {
+                    return Err(invalid(format!(
+                        "cannot drop inherited column \"{}\"",
+                        names::ident(c)
+                    )));
+                }
+            }
+            AlterTableOperation::RenameColumn {
+                old_column_name, ..
+            } => {
+                if inherited(old_column_name) {
+                    return Err(invalid(format!(
+                        "cannot rename inherited column \"{}\"",
+                        names::ident(old_column_name)
+                    )));
+                }
+                if children {
+                    return Err(invalid(format!(
+                        "inherited column \"{}\" must be renamed in child tables too",
+                        names::ident(old_column_name)
+                    )));
+                }
+            }
+            AlterTableOperation::AlterColumn {
+                column_name,
+                op: AlterColumnOperation::SetDataType { .. },
+            } => {
+                if inherited(column_name) {
+                    return Err(invalid(format!(
+                        "cannot alter inherited column \"{}\"",
+                        names::ident(column_name)
+                    )));
+                }
+                if children {
+                    return Err(invalid(format!(
+                        "type of inherited column \"{}\" must be changed in child tables too",
+                        names::ident(column_name)
+                    )));
+                }
+            }
+            AlterTableOperation::DropConstraint { name: c, .. } => {
+                let c = names::ident(c);
+                if parents.iter().any(|p| has_check(p, &c)) {
+                    return Err(invalid(format!(
+                        "cannot drop inherited constraint \"{c}\" of relation \"{}\"",
+                        folio_catalog::unqualified(&def.name)
+                    )));
+                }
+            }
+            AlterTableOperation::AddColumn { .. } if children => {
+                return Err(invalid("column must be added to child tables too".into()));
+            }
+            AlterTableOperation::AddConstraint {
+                constraint: TableConstraint::Check { .. },
+                ..
+            } if children => {
+                return Err(invalid(
+                    "constraint must be added to child tables too".into(),
+                ));
+            }
+            _ => {}
+        }
+    }
+    // A CHECK constraint a child already inherits under the name is
+    // merged with it (PostgreSQL's notice), not added again.
+    let merged = |op: &AlterTableOperation| match op {
+        AlterTableOperation::AddConstraint {
+            constraint: TableConstraint::Check { name: Some(c), .. },
+            ..
+        } => {
+            let c = names::ident(c);
+            has_check(&def, &c) && parents.iter().any(|p| has_check(p, &c))
+        }
+        _ => false,
+    };
+    if !operations.iter().any(merged) {
+        return Ok(None);
+    }
+    let mut kept = Vec::new();
+    for op in operations {
+        match merged(op) {
+            true => {
+                if let AlterTableOperation::AddConstraint {
+                    constraint: TableConstraint::Check { name: Some(c), .. },
+                    ..
+                } = op
+                {
+                    notices.push(Notice::info(format!(
+                        "merging constraint \"{}\" with inherited definition",
+                        names::ident(c)
+                    )));
+                }
+            }
+            false => kept.push(op.clone()),
+        }
+    }
+    Ok(Some(kept))
+}
+
+/// After `ALTER TABLE name operations` (without `ONLY`) ran on `name`:
+/// the operations that reach children run on each child, and so on down
+/// (ADD / DROP / RENAME COLUMN, ALTER COLUMN's NOT NULL, default and
+/// type, ADD CHECK, DROP CONSTRAINT), as PostgreSQL's recursion.
+pub fn recurse(
+    cx: &Ctx<'_>,
+    txn: &mut Transaction,
+    notices: &mut Vec<Notice>,
+    name: &ObjectName,
+    only: bool,
+    operations: &[AlterTableOperation],
+) -> Result<(), SqlError> {
+    if only {
+        return Ok(());
+    }
+    let Ok(text) = names::relation(name) else {
+        return Ok(());
+    };
+    let Some(def) = cx.db.catalog().table(txn, &text)? else {
+        return Ok(());
+    };
+    recurse_from(cx, txn, notices, &def, operations)
+}
+
+fn recurse_from(
+    cx: &Ctx<'_>,
+    txn: &mut Transaction,
+    notices: &mut Vec<Notice>,
+    root: &TableDef,
+    operations: &[AlterTableOperation],
+) -> Result<(), SqlError> {
+    if root.children.is_empty() {
+        return Ok(());
+    }
+    let operations = named_checks(root, operations);
+    let descendants = super::tree::ordered(cx, txn, root)?;
+    let mut tree: Vec<u64> = vec![root.oid];
+    tree.extend(descendants.iter().map(|d| d.oid));
+    for d in &descendants {
+        // Read again: a parent's change may have reached it.
+        let child = table_def(cx, txn, &d.name)?;
+        let ops = child_operations(cx, txn, notices, (root, &tree), &child, &operations)?;
+        if ops.is_empty() {
+            continue;
+        }
+        let written = super::syntax::plain_name(&child.name);
+        crate::ddl::alter_table(cx, txn, notices, &written, &ops)?;
+        cx.relations.ddl();
+    }
+    Ok(())
+}
+
+/// `operations` with each unnamed `ADD CHECK` given the name the parent
+/// `root` gave it (its newest CHECK constraints, in order), so children
+/// get the same name, as PostgreSQL's.
+fn named_checks(root: &TableDef, operations: &[AlterTableOperation]) -> Vec<AlterTableOperation> {
+    let unnamed = (operations.iter())
+        .filter(|op| {
+            matches!(
+                op,
+                AlterTableOperation::AddConstraint {
+                    constraint: TableConstraint::Check { name: None, .. },
+                    ..
+                }
+            )
+        })
+        .count();
+    let checks: Vec<&str> = (root.constraints.iter())
+        .filter(|c| matches!(c.kind, ConstraintKind::Check { .. }))
+        .map(|c| c.name.as_str())
+        .collect();
+    let mut names = checks[checks.len().saturating_sub(unnamed)..].iter();
+    (operations.iter())
+        .map(|op| {
+            let mut op = op.clone();
+            if let AlterTableOperation::AddConstraint {
+                constraint:
+                    TableConstraint::Check {
+                        name: name @ None, ..
+                    },
+                ..
+            } = &mut op
+            {
+                *name = names.next().map(|n| Ident::with_quote('"', *n));
+            }
+            op
+        })
+        .collect()
+}
+
+/// The operations of an ALTER TABLE of `parent` that reach `child`.
+fn child_operations(
+    cx: &Ctx<'_>,
+    txn: &Transaction,
+    notices: &mut Vec<Notice>,
+    (parent, tree): (&TableDef, &[u64]),
+    child: &TableDef,
+    operations: &[AlterTableOperation],
+) -> Result<Vec<AlterTableOperation>, SqlError> {
+    let shown = folio_catalog::unqualified(&child.name).to_string();
+    let has = |c: &Ident| child.column(&names::ident(c)).is_some();
+    // The child's parents outside the tree being changed: a column it
+    // also inherits from one stays, and may not be renamed or retyped.
+    let others: Vec<TableDef> = (parent_defs(cx, txn, child)?.into_iter())
+        .filter(|p| !tree.contains(&p.oid))
+        .collect();
+    let shared = |c: &Ident| others.iter().any(|p| p.column(&names::ident(c)).is_some());
+    let mut out = Vec::new();
+    for op in operations {
+        match op {
+            AlterTableOperation::AddColumn { column_def, .. } => {
+                let column = names::ident(&column_def.name);
+                let Some(at) = child.column(&column) else {
+                    let mut column_def = column_def.clone();
+                    column_def.options.retain(|o| {
+                        !matches!(
+                            o.option,
+                            ColumnOption::Unique { .. } | ColumnOption::ForeignKey { .. }
+                        )
+                    });
+                    out.push(AlterTableOperation::AddColumn {
+                        column_keyword: true,
+                        if_not_exists: false,
+                        column_def,
+                        column_position: None,
+                    });
+                    continue;
+                };
+                let c = &child.columns[at];
+                let given = parent.column(&column).map(|p| &parent.columns[p]);
+                if given.is_some_and(|g| (g.type_oid, g.typmod) != (c.type_oid, c.typmod)) {
+                    return Err(SqlError::new(
+                        "42804",
+                        format!(
+                            "child table \"{shown}\" has different type for column \"{column}\""
+                        ),
+                    ));
+                }
+                notices.push(Notice::info(format!(
+                    "merging definition of column \"{column}\" for child \"{shown}\""
+                )));
+            }
+            AlterTableOperation::DropColumn {
+                column_names,
+                drop_behavior,
+                ..
+            } => {
+                let kept: Vec<Ident> = (column_names.iter())
+                    .filter(|c| has(c))
+                    .filter(|c| !shared(c))
+                    .cloned()
+                    .collect();
+                if !kept.is_empty() {
+                    out.push(AlterTableOperation::DropColumn {
+                        has_column_keyword: true,
+                        column_names: kept,
+                        if_exists: false,
+                        drop_behavior: *drop_behavior,
+                    });
+                }
+            }
+            AlterTableOperation::RenameColumn {
+                old_column_name, ..
+            } if has(old_column_name) => {
+                if shared(old_column_name) {
+                    return Err(invalid(format!(
+                        "cannot rename inherited column \"{}\"",
+                        names::ident(old_column_name)
+                    )));
+                }
+                out.push(op.clone())
+            }
+            AlterTableOperation::AlterColumn {
+                column_name,
+                op: AlterColumnOperation::SetDataType { .. },
+            } if has(column_name) && shared(column_name) => {
+                return Err(invalid(format!(
+                    "cannot alter inherited column \"{}\" of relation \"{shown}\"",
+                    names::ident(column_name)
+                )));
+            }
+            AlterTableOperation::AlterColumn {
+                column_name,
+                op:
+                    AlterColumnOperation::SetNotNull
+                    | AlterColumnOperation::DropNotNull
+                    | AlterColumnOperation::SetDefault { .. }
+                    | AlterColumnOperation::DropDefault
+                    | AlterColumnOperation::SetDataType { .. },
+            } if has(column_name) => out.push(op.clone()),
+            AlterTableOperation::AddConstraint {
+                constraint: TableConstraint::Check { name: Some(c), .. },
+                ..
+            } => {
+                let c = names::ident(c);
+                match has_check(child, &c) {
+                    true => notices.push(Notice::info(format!(
+                        "merging constraint \"{c}\" with inherited definition"
+                    ))),
+                    false => out.push(op.clone()),
+                }
+            }
+            AlterTableOperation::DropConstraint {
+                name: c,
+                drop_behavior,
+                ..
+            } if has_check(child, &names::ident(c)) => {
+                out.push(AlterTableOperation::DropConstraint {
+                    if_exists: true,
+                    name: c.clone(),
+                    drop_behavior: *drop_behavior,
+                });
+            }
+            _ => {}
+        }
+    }
+    Ok(out)
+}
+
+/// `ALTER TABLE [IF EXISTS] [ONLY] table [NO] INHERIT parent`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Inherit {
+    pub table: String,
+    pub parent: String,
+    /// `INHERIT` (else `NO INHERIT`).
+    pub add: bool,
+}
+
+/// Runs `ALTER TABLE table INHERIT parent` (the child must have each of
+/// the parent's columns, of its type, NOT NULL where the parent's is,
+/// and each of its CHECK constraints: 42804; a cycle is 42P07) or `NO
+/// INHERIT parent` (42P01 if it is not a parent), as PostgreSQL 15's.
+pub fn inherit(cx: &Ctx<'_>, txn: &mut Transaction, alter: &Inherit) -> Result<(), SqlError> {
+    let child = table_def(cx, txn, &alter.table)?;
+    let parent = table_def(cx, txn, &alter.parent)?;
+    let shown = |d: &TableDef| folio_catalog::unqualified(&d.name).to_string();
+    let parents = child.parents();
+    if !alter.add {
+        if !parents.iter().any(|(oid, _)| *oid == parent.oid) {
+            return Err(SqlError::new(
+                "42P01",
+                format!(
+                    "relation \"{}\" is not a parent of relation \"{}\"",
+                    shown(&parent),
+                    shown(&child)
+                ),
+            ));
+        }
+        cx.db
+            .catalog()
+            .remove_inheritance(txn, &child.name, parent.oid)?;
+        cx.relations.ddl();
+        return Ok(());
+    }
+    if parent.partition_key().is_some() {
+        return Err(SqlError::new(
+            "42809",
+            format!(
+                "cannot inherit from partitioned table \"{}\"",
+                shown(&parent)
+            ),
+        ));
+    }
+    if parents.iter().any(|(oid, _)| *oid == parent.oid) {
+        return Err(SqlError::new(
+            "42P07",
+            format!(
+                "relation \"{}\" would be inherited from more than once",
+                shown(&parent)
+            ),
+        ));
+    }
+    let below = super::tree::scans(cx, txn, &child)?;
+    if below.contains(&parent.name) {
+        return Err(
+            SqlError::new("42P07", "circular inheritance not allowed").with_detail(format!(
+                "\"{}\" is already a child of \"{}\".",
+                shown(&parent),
+                shown(&child)
+            )),
+        );
+    }
+    for c in &parent.columns {
+        let Some(at) = child.column(&c.name) else {
+            return Err(SqlError::new(
+                "42804",
+                format!("child table is missing column \"{}\"", c.name),
+            ));
+        };
+        let mine = &child.columns[at];
+        if (mine.type_oid, mine.typmod) != (c.type_oid, c.typmod) {
+            return Err(SqlError::new(
+                "42804",
+                format!(
+                    "child table \"{}\" has different type for column \"{}\"",
+                    shown(&child),
+                    c.name
+                ),
+            ));
+        }
+        if c.not_null && !mine.not_null {
+            return Err(SqlError::new(
+                "42804",
+                format!(
+                    "column \"{}\" in child table must be marked NOT NULL",
+                    c.name
+                ),
+            ));
+        }
+    }
+    for c in &parent.constraints {
+        if let ConstraintKind::Check { .. } = c.kind
+            && !has_check(&child, &c.name)
+        {
+            return Err(SqlError::new(
+                "42804",
+                format!("child table is missing constraint \"{}\"", c.name),
+            ));
+        }
+    }
+    let seqno = parents.len() as u16 + 1;
+    cx.db
+        .catalog()
+        .add_inheritance(txn, &child.name, parent.oid, seqno)?;
+    cx.relations.ddl();
+    Ok(())
+}

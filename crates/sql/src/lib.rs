@@ -109,6 +109,7 @@ mod matviews;
 mod merge;
 mod merge_syntax;
 mod modifying_cte;
+mod money_functions;
 mod multirange_functions;
 mod multirange_wire;
 mod names;
@@ -236,6 +237,7 @@ mod width_bucket;
 mod window;
 mod window_frame;
 mod xact_id;
+mod xid_functions;
 
 pub use error::{SqlError, Subject};
 pub use output::{Column, Notice, Output, TxStatus};

@@ -65,7 +65,11 @@ pub fn stored_size(value: &Value, stored: bool) -> Option<usize> {
         | Value::Timestamp(_)
         | Value::TimestampTz(_)
         | Value::Time(_)
-        | Value::PgLsn(_) => 8,
+        | Value::PgLsn(_)
+        | Value::Money(_)
+        | Value::Xid8(_) => 8,
+        // A varlena of PostgreSQL's pg_snapshot: count, xmin, xmax, ids.
+        Value::Snapshot(s) => varlena(20 + 8 * s.xip.len(), stored),
         Value::TimeTz(_) => 12,
         Value::Uuid(_) | Value::Interval(_) => 16,
         Value::Text(t) | Value::Json(t) => varlena(t.len(), stored),
@@ -109,7 +113,9 @@ pub fn index_row_size(values: &[Value]) -> Option<usize> {
             | Value::Time(_)
             | Value::TimeTz(_)
             | Value::Interval(_)
-            | Value::PgLsn(_) => 8,
+            | Value::PgLsn(_)
+            | Value::Money(_)
+            | Value::Xid8(_) => 8,
             Value::Bool(_) | Value::Uuid(_) => 1,
             // A 1-byte header: not aligned.
             Value::Text(_)
@@ -152,7 +158,9 @@ pub fn type_avg_width(ty: SqlType) -> u32 {
         | SqlType::Timestamp(_)
         | SqlType::TimestampTz(_)
         | SqlType::Time(_)
-        | SqlType::PgLsn => return 8,
+        | SqlType::PgLsn
+        | SqlType::Money
+        | SqlType::Xid8 => return 8,
         SqlType::TimeTz(_) => return 12,
         SqlType::Uuid | SqlType::Interval(_) => return 16,
         SqlType::Char(n) => return n * MAX_CHAR_BYTES + VARHDRSZ,

@@ -176,7 +176,10 @@ fn value_key(v: &Value, out: &mut Vec<u8>) {
             out.extend_from_slice(&block.to_be_bytes());
             out.extend_from_slice(&offset.to_be_bytes());
         }
-        Value::Xid(x) | Value::PgLsn(x) => out.extend_from_slice(&x.to_be_bytes()),
+        Value::Xid(x) | Value::PgLsn(x) | Value::Xid8(x) => out.extend_from_slice(&x.to_be_bytes()),
+        Value::Money(x) => out.extend_from_slice(&((*x as u64) ^ (1 << 63)).to_be_bytes()),
+        // Equal bytes for equal snapshots: PostgreSQL has no order of them.
+        Value::Snapshot(s) => escaped(&s.send_bytes(), out),
         Value::Float4(x) => out.extend_from_slice(&float_key(*x as f64)),
         Value::Float8(x) => out.extend_from_slice(&float_key(*x)),
         // Its label's sort order, which never changes (`enums.rs`), so a
@@ -325,6 +328,9 @@ pub fn hash_key(values: &[Value], out: &mut Vec<u8>) {
             Value::Time(_) => 24,
             Value::TimeTz(_) => 25,
             Value::PgLsn(_) => 26,
+            Value::Money(_) => 33,
+            Value::Xid8(_) => 34,
+            Value::Snapshot(_) => 35,
             // One tag for both: an inet and a cidr of one address and
             // mask are equal, as in PostgreSQL.
             Value::Inet(_) | Value::Cidr(_) => 28,
@@ -486,6 +492,15 @@ fn key_value(r: &mut KeyReader<'_>, ty: SqlType) -> Result<Value, RowError> {
         ),
         SqlType::Xid => Value::Xid(u64::from_be_bytes(r.array()?)),
         SqlType::PgLsn => Value::PgLsn(u64::from_be_bytes(r.array()?)),
+        SqlType::Xid8 => Value::Xid8(u64::from_be_bytes(r.array()?)),
+        SqlType::Money => Value::Money((u64::from_be_bytes(r.array()?) ^ (1 << 63)) as i64),
+        SqlType::PgSnapshot | SqlType::TxidSnapshot => Value::Snapshot(Box::new(
+            crate::xid_snapshot::XidSnapshot::from_send_bytes(
+                &r.unescaped()?,
+                ty == SqlType::TxidSnapshot,
+            )
+            .ok_or_else(|| corrupt("snapshot key"))?,
+        )),
         SqlType::Timestamp(_) => {
             Value::Timestamp((u64::from_be_bytes(r.array()?) ^ (1 << 63)) as i64)
         }

@@ -34,6 +34,7 @@ mod jsonpath_text;
 mod key;
 pub mod lsn;
 pub mod macaddr;
+pub mod money;
 mod multirange;
 mod multirange_text;
 mod numeric;
@@ -55,6 +56,7 @@ mod tsquery;
 mod tsvector;
 mod types;
 mod value;
+pub mod xid_snapshot;
 
 pub use array::{Array, Dim, MAX_DIMS, MAX_ITEMS, too_many_dims};
 pub use bits::{BitString, MAX_BITS};
@@ -107,3 +109,4 @@ pub use tsvector::{
 };
 pub use types::SqlType;
 pub use value::Value;
+pub use xid_snapshot::XidSnapshot;

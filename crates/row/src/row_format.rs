@@ -112,7 +112,13 @@ fn put_value(out: &mut Vec<u8>, v: &Value, ty: SqlType) -> Result<(), RowError> 
             out.extend_from_slice(&block.to_le_bytes());
             out.extend_from_slice(&offset.to_le_bytes());
         }
-        Value::Xid(x) | Value::PgLsn(x) => out.extend_from_slice(&x.to_le_bytes()),
+        Value::Xid(x) | Value::PgLsn(x) | Value::Xid8(x) => out.extend_from_slice(&x.to_le_bytes()),
+        Value::Money(x) => out.extend_from_slice(&x.to_le_bytes()),
+        Value::Snapshot(s) => {
+            let payload = s.send_bytes();
+            out.extend_from_slice(&inline_len(payload.len())?.to_le_bytes());
+            out.extend_from_slice(&payload);
+        }
         Value::Int8(x) => out.extend_from_slice(&x.to_le_bytes()),
         Value::Float4(x) => out.extend_from_slice(&x.to_le_bytes()),
         Value::Float8(x) => out.extend_from_slice(&x.to_le_bytes()),
@@ -667,6 +673,12 @@ fn decode_value(bytes: Option<&[u8]>, ty: SqlType) -> Result<Value, RowError> {
         }
         SqlType::Xid => Value::Xid(u64::from_le_bytes(a(8)[..8].try_into().expect("8"))),
         SqlType::PgLsn => Value::PgLsn(u64::from_le_bytes(a(8)[..8].try_into().expect("8"))),
+        SqlType::Xid8 => Value::Xid8(u64::from_le_bytes(a(8)[..8].try_into().expect("8"))),
+        SqlType::Money => Value::Money(i64::from_le_bytes(a(8)[..8].try_into().expect("8"))),
+        SqlType::PgSnapshot | SqlType::TxidSnapshot => Value::Snapshot(Box::new(
+            crate::xid_snapshot::XidSnapshot::from_send_bytes(b, ty == SqlType::TxidSnapshot)
+                .ok_or_else(|| corrupt("snapshot"))?,
+        )),
         SqlType::Text
         | SqlType::Varchar(_)
         | SqlType::Char(_)

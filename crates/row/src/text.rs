@@ -236,7 +236,9 @@ impl Value {
             Value::Enum(e) => e.label().name.clone(),
             Value::Oid(o) => o.to_string(),
             Value::Tid(block, offset) => crate::tid::tid_text(*block, *offset),
-            Value::Xid(x) => x.to_string(),
+            Value::Xid(x) | Value::Xid8(x) => x.to_string(),
+            Value::Money(cents) => crate::money::money_text(*cents),
+            Value::Snapshot(s) => s.text(),
             Value::PgLsn(x) => crate::lsn::lsn_text(*x),
             Value::Inet(a) => a.text(false),
             Value::Cidr(a) => a.text(true),
@@ -300,7 +302,12 @@ impl Value {
                 let (block, offset) = crate::tid::parse_tid(text)?;
                 Value::Tid(block, offset)
             }
-            SqlType::Xid => Value::Xid(crate::tid::parse_xid(text)?),
+            SqlType::Xid => Value::Xid(crate::xid_snapshot::parse_xid(text)),
+            SqlType::Xid8 => Value::Xid8(crate::xid_snapshot::parse_xid8(text)),
+            SqlType::Money => Value::Money(crate::money::parse_money(text)?),
+            SqlType::PgSnapshot | SqlType::TxidSnapshot => Value::Snapshot(Box::new(
+                crate::xid_snapshot::XidSnapshot::parse(text, ty == SqlType::TxidSnapshot)?,
+            )),
             SqlType::PgLsn => Value::PgLsn(crate::lsn::parse_lsn(text)?),
             SqlType::Inet => Value::Inet(crate::inet::parse_inet(text, false)?),
             SqlType::Cidr => Value::Cidr(crate::inet::parse_inet(text, true)?),

@@ -6,9 +6,10 @@
 //!   offset `0..=65535`, blanks allowed around the numbers as PostgreSQL's
 //!   `tidin` allows them; anything else is 22P02. Ordered by block, then
 //!   offset.
-//! - `xid`: an unsigned decimal (folio's transaction ids are 64-bit, so
-//!   the range is `u64`'s, where PostgreSQL's is 32-bit). Only equality
-//!   is defined on it, as PostgreSQL's `xid` has only `=` and `<>`.
+//! - `xid`: PostgreSQL's 32-bit transaction id, read as its `xidin`
+//!   reads it (`xid_snapshot.rs` `parse_xid`). A system column's value is
+//!   folio's 64-bit xid itself. Only equality is defined on it, as
+//!   PostgreSQL's `xid` has only `=` and `<>`.
 //!
 //! Neither is a stored column's type; row format and keys still have a
 //! form for them (a sort or hash of query rows): a tid as its 4-byte
@@ -49,21 +50,6 @@ pub fn tid_text(block: u32, offset: u16) -> String {
     format!("({block},{offset})")
 }
 
-/// The text form's value (PostgreSQL's `xidin`: an unsigned decimal).
-pub fn parse_xid(text: &str) -> Result<u64, RowError> {
-    let digits = text.trim_matches(|c: char| c.is_ascii_whitespace());
-    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(RowError::InvalidText {
-            type_name: "xid".into(),
-            text: text.into(),
-        });
-    }
-    digits.parse().map_err(|_| RowError::OutOfRange {
-        type_name: "xid".into(),
-        text: text.into(),
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -80,7 +66,5 @@ mod tests {
         for bad in ["", "0,1", "(0,1", "(a,1)", "(0,65536)", "(0 ,1)", "(0,1,2)"] {
             assert!(parse_tid(bad).is_err(), "{bad}");
         }
-        assert_eq!(parse_xid(" 42 ").unwrap(), 42);
-        assert!(parse_xid("-1").is_err());
     }
 }

@@ -78,6 +78,14 @@ pub enum SqlType {
     Xid,
     /// `pg_lsn`: a write-ahead log position (`lsn.rs`).
     PgLsn,
+    /// `money`: an amount in cents (`money.rs`).
+    Money,
+    /// `xid8`: a 64-bit transaction id (`xid_snapshot.rs`).
+    Xid8,
+    /// `pg_snapshot`: a snapshot as transaction ids (`xid_snapshot.rs`).
+    PgSnapshot,
+    /// `txid_snapshot`: the same values under the older name.
+    TxidSnapshot,
     /// `inet`: a host address with its network's mask (`inet.rs`).
     Inet,
     /// `cidr`: a network address (`inet.rs`).
@@ -116,7 +124,7 @@ pub enum SqlType {
 const MAX_MODIFIED_ELEMENTS: usize = 4096;
 
 /// The element types arrays have.
-static ELEMENTS: [SqlType; 51] = [
+static ELEMENTS: [SqlType; 55] = [
     SqlType::Bool,
     SqlType::Bytea,
     SqlType::Int2,
@@ -137,6 +145,10 @@ static ELEMENTS: [SqlType; 51] = [
     SqlType::Oid,
     SqlType::Refcursor,
     SqlType::PgLsn,
+    SqlType::Money,
+    SqlType::Xid8,
+    SqlType::PgSnapshot,
+    SqlType::TxidSnapshot,
     SqlType::Inet,
     SqlType::Cidr,
     SqlType::MacAddr,
@@ -203,6 +215,10 @@ impl SqlType {
             SqlType::Tid => 27,
             SqlType::Xid => 28,
             SqlType::PgLsn => 3220,
+            SqlType::Money => 790,
+            SqlType::Xid8 => 5069,
+            SqlType::PgSnapshot => 5038,
+            SqlType::TxidSnapshot => 2970,
             SqlType::Inet => 869,
             SqlType::Cidr => 650,
             SqlType::MacAddr => 829,
@@ -238,6 +254,10 @@ impl SqlType {
                 SqlType::Oid => 1028,
                 SqlType::Refcursor => 2201,
                 SqlType::PgLsn => 3221,
+                SqlType::Money => 791,
+                SqlType::Xid8 => 271,
+                SqlType::PgSnapshot => 5039,
+                SqlType::TxidSnapshot => 2949,
                 SqlType::Inet => 1041,
                 SqlType::Cidr => 651,
                 SqlType::MacAddr => 1040,
@@ -368,6 +388,10 @@ impl SqlType {
             27 => SqlType::Tid,
             28 => SqlType::Xid,
             3220 => SqlType::PgLsn,
+            790 => SqlType::Money,
+            5069 => SqlType::Xid8,
+            5038 => SqlType::PgSnapshot,
+            2970 => SqlType::TxidSnapshot,
             869 => SqlType::Inet,
             650 => SqlType::Cidr,
             829 => SqlType::MacAddr,
@@ -460,6 +484,10 @@ impl SqlType {
             SqlType::Tid => "tid".into(),
             SqlType::Xid => "xid".into(),
             SqlType::PgLsn => "pg_lsn".into(),
+            SqlType::Money => "money".into(),
+            SqlType::Xid8 => "xid8".into(),
+            SqlType::PgSnapshot => "pg_snapshot".into(),
+            SqlType::TxidSnapshot => "txid_snapshot".into(),
             SqlType::Inet => "inet".into(),
             SqlType::Cidr => "cidr".into(),
             SqlType::MacAddr => "macaddr".into(),
@@ -546,6 +574,8 @@ impl SqlType {
             | SqlType::Enum(_)
             | SqlType::Xid
             | SqlType::PgLsn
+            | SqlType::Money
+            | SqlType::Xid8
             | SqlType::MacAddr8 => Some(8),
             SqlType::MacAddr => Some(6),
             SqlType::Tid => Some(6),
@@ -574,7 +604,9 @@ impl SqlType {
             | SqlType::VarBit(_)
             | SqlType::Geo(_)
             | SqlType::TsVector
-            | SqlType::TsQuery => None,
+            | SqlType::TsQuery
+            | SqlType::PgSnapshot
+            | SqlType::TxidSnapshot => None,
         }
     }
 }
@@ -627,6 +659,11 @@ mod tests {
             SqlType::Xid,
             SqlType::PgLsn,
             SqlType::Array(&SqlType::PgLsn),
+            SqlType::Money,
+            SqlType::Array(&SqlType::Money),
+            SqlType::Xid8,
+            SqlType::PgSnapshot,
+            SqlType::Array(&SqlType::TxidSnapshot),
             SqlType::Inet,
             SqlType::Array(&SqlType::Cidr),
             SqlType::MacAddr,

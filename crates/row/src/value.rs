@@ -63,6 +63,12 @@ pub enum Value {
     Xid(u64),
     /// A `pg_lsn`: a write-ahead log position (`lsn.rs`).
     PgLsn(u64),
+    /// A `money` amount in cents (`money.rs`).
+    Money(i64),
+    /// An `xid8`: a 64-bit transaction id (`xid_snapshot.rs`).
+    Xid8(u64),
+    /// A `pg_snapshot` or `txid_snapshot` (`xid_snapshot.rs`).
+    Snapshot(Box<crate::xid_snapshot::XidSnapshot>),
     /// An `inet`: a host address and its network's mask (`inet.rs`).
     Inet(Inet),
     /// A `cidr`: a network (`inet.rs`); ordered with `inet`s.
@@ -125,6 +131,9 @@ impl Value {
             Value::Tid(..) => "tid",
             Value::Xid(_) => "xid",
             Value::PgLsn(_) => "pg_lsn",
+            Value::Money(_) => "money",
+            Value::Xid8(_) => "xid8",
+            Value::Snapshot(s) => s.type_name(),
             Value::Inet(_) => "inet",
             Value::Cidr(_) => "cidr",
             Value::MacAddr(_) => "macaddr",
@@ -290,6 +299,8 @@ impl Value {
                 | (Value::Tid(..), SqlType::Tid)
                 | (Value::Xid(_), SqlType::Xid)
                 | (Value::PgLsn(_), SqlType::PgLsn)
+                | (Value::Money(_), SqlType::Money)
+                | (Value::Xid8(_), SqlType::Xid8)
                 | (Value::Inet(_), SqlType::Inet)
                 | (Value::Cidr(_), SqlType::Cidr)
                 | (Value::MacAddr(_), SqlType::MacAddr)
@@ -310,6 +321,8 @@ impl Value {
             }
             (Value::Enum(v), SqlType::Enum(t)) => v.ty.oid == t.oid,
             (Value::Range(r), SqlType::Range(kind)) => r.kind == kind,
+            (Value::Snapshot(s), SqlType::PgSnapshot) => !s.legacy,
+            (Value::Snapshot(s), SqlType::TxidSnapshot) => s.legacy,
             (Value::Multirange(m), SqlType::Multirange(kind)) => m.kind == kind,
             _ => false,
         }
@@ -346,6 +359,13 @@ impl Value {
             (Value::Tid(a, x), Value::Tid(b, y)) => (a, x).cmp(&(b, y)),
             (Value::Xid(a), Value::Xid(b)) => a.cmp(b),
             (Value::PgLsn(a), Value::PgLsn(b)) => a.cmp(b),
+            (Value::Money(a), Value::Money(b)) => a.cmp(b),
+            (Value::Xid8(a), Value::Xid8(b)) => a.cmp(b),
+            // No order in PostgreSQL (no operators at all); one for sorts
+            // and hashes of query rows.
+            (Value::Snapshot(a), Value::Snapshot(b)) if a.legacy == b.legacy => {
+                (a.xmin, a.xmax, &a.xip).cmp(&(b.xmin, b.xmax, &b.xip))
+            }
             (Value::Inet(a) | Value::Cidr(a), Value::Inet(b) | Value::Cidr(b)) => a.compare(b),
             (Value::MacAddr(a), Value::MacAddr(b)) => a.cmp(b),
             (Value::MacAddr8(a), Value::MacAddr8(b)) => a.cmp(b),

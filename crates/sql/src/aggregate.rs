@@ -227,6 +227,8 @@ impl Kind {
                 // average a double precision.
                 SqlType::Float4 => SqlType::Float4,
                 SqlType::Float8 => SqlType::Float8,
+                // PostgreSQL's cash_pl (`money_functions.rs`).
+                SqlType::Money => SqlType::Money,
                 _ => SqlType::Numeric(None),
             },
             Kind::Avg | Kind::Spread { .. } => match arg {
@@ -608,6 +610,7 @@ pub fn bind_call<C: Columns + ?Sized>(
     if matches!(kind, Kind::Sum | Kind::Avg | Kind::Spread { .. })
         && !arg_type.is_number()
         && (!matches!(arg_type, SqlType::Interval(_)) || spread)
+        && !(kind == Kind::Sum && arg_type == SqlType::Money)
     {
         return Err(functions::no_match(format!(
             "function {name}({}) does not exist",

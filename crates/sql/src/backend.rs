@@ -36,6 +36,17 @@ pub struct SessionBackend {
     /// The database it is a session of (its WAL positions:
     /// `wal_functions.rs`).
     database: Arc<folio_db::Database>,
+    /// The snapshot the running statement reads with, and what
+    /// `pg_current_snapshot()` made of it (`xid_functions.rs`).
+    snapshot: Mutex<StatementSnapshot>,
+}
+
+/// The statement's snapshot (its CSN), and its PostgreSQL form once asked
+/// for, with the session's xid it was made with.
+#[derive(Debug, Default)]
+pub struct StatementSnapshot {
+    pub csn: Option<folio_txn::Csn>,
+    pub made: Option<(Option<u64>, folio_row::XidSnapshot)>,
 }
 
 #[derive(Debug, Default)]
@@ -75,7 +86,25 @@ impl SessionBackend {
             pending: Mutex::default(),
             warnings: Mutex::default(),
             database: database.clone(),
+            snapshot: Mutex::default(),
         }
+    }
+
+    /// Notes the snapshot the statement about to run reads with
+    /// (`Plan::run`): one lock of the session's own mutex.
+    pub fn set_statement_snapshot(&self, csn: folio_txn::Csn) {
+        let mut s = lock(&self.snapshot);
+        if s.csn != Some(csn) {
+            *s = StatementSnapshot {
+                csn: Some(csn),
+                made: None,
+            };
+        }
+    }
+
+    /// The statement's snapshot, to read or to keep its PostgreSQL form.
+    pub fn statement_snapshot(&self) -> MutexGuard<'_, StatementSnapshot> {
+        lock(&self.snapshot)
     }
 
     /// The database it is a session of.

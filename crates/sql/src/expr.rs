@@ -115,6 +115,9 @@ pub fn arithmetic(op: &BinaryOperator, a: Value, b: Value) -> Result<Value, SqlE
     if let Some(value) = crate::wal_functions::apply(op, &a, &b) {
         return value;
     }
+    if let Some(value) = crate::money_functions::apply(op, &a, &b) {
+        return value;
+    }
     if let Some(value) = crate::math_operators::apply(op, &a, &b) {
         return Ok(value);
     }
@@ -236,6 +239,7 @@ fn type_of(op: &BinaryOperator, value: &Value) -> folio_row::SqlType {
         Value::Float4(_) => SqlType::Float4,
         Value::Float8(_) => SqlType::Float8,
         Value::PgLsn(_) => crate::wal_functions::literal_type(op),
+        Value::Money(_) => SqlType::Money,
         _ => SqlType::Numeric(None),
     }
 }

@@ -208,6 +208,10 @@ pub enum Func {
     Xact(crate::xact_id::XactFunc),
     /// `pg_lsn(numeric)`, `pg_wal_lsn_diff`, `pg_current_wal_lsn()`, ...
     Wal(crate::wal_functions::WalFunc),
+    /// `cashlarger`, `cashsmaller`, `cash_words`.
+    Money(crate::money_functions::MoneyFunc),
+    /// `pg_snapshot_xmin`, `pg_visible_in_snapshot`, `xid8cmp`, ...
+    XidFn(crate::xid_functions::XidFunc),
     /// An operator or function of bit strings (`bit_functions.rs`).
     BitString(crate::bit_functions::BitStringFunc),
     /// A SQL/JSON path function or operator (`jsonpath_functions.rs`).
@@ -417,6 +421,8 @@ impl Func {
             .or_else(|| crate::setting_functions::SettingFunc::of(name).map(Func::Setting))
             .or_else(|| crate::xact_id::XactFunc::of(name).map(Func::Xact))
             .or_else(|| crate::wal_functions::WalFunc::of(name).map(Func::Wal))
+            .or_else(|| crate::money_functions::MoneyFunc::of(name).map(Func::Money))
+            .or_else(|| crate::xid_functions::XidFunc::of(name).map(Func::XidFn))
             .or_else(|| crate::jsonpath_functions::PathFunc::of(name).map(Func::JsonPath))
             .or_else(|| crate::bit_functions::BitStringFunc::of(name).map(Func::BitString))
     }
@@ -446,6 +452,8 @@ impl Func {
             Func::Setting(f) => f.name(),
             Func::Xact(f) => f.name(),
             Func::Wal(f) => f.name(),
+            Func::Money(f) => f.name(),
+            Func::XidFn(f) => f.name(),
             Func::JsonPath(f) => f.name(),
             Func::BitString(f) => f.name(),
             Func::TextSearch(f) => f.name(),
@@ -622,6 +630,8 @@ impl Func {
             Func::Unistr | Func::ToHex => count == 1,
             Func::Xact(f) => f.takes(count),
             Func::Wal(f) => f.takes(count),
+            Func::Money(f) => f.takes(count),
+            Func::XidFn(f) => f.takes(count),
             Func::JsonPath(f) => f.takes(count),
             Func::BitString(f) => f.takes(count),
             Func::TextSearch(_) => true,
@@ -659,6 +669,9 @@ impl Func {
             }
             Func::Crypto(f) if !f.fits(types) => Forms::None,
             Func::Wal(f) if !f.fits(types) => Forms::None,
+            Func::Money(f) if !f.fits(types) => Forms::None,
+            Func::XidFn(f) if !f.fits(types) => Forms::None,
+            Func::Xact(f) if !f.fits(types) => Forms::None,
             Func::JsonPath(f) if !f.fits(types) => Forms::None,
             Func::Bits(f) if !f.fits(types) => Forms::None,
             Func::WidthBucket if !crate::width_bucket::fits(types) => Forms::None,
@@ -798,6 +811,8 @@ impl Func {
             Func::Unistr | Func::ToHex => SqlType::Text,
             Func::Xact(f) => f.ty(),
             Func::Wal(f) => f.ty(),
+            Func::Money(f) => f.ty(),
+            Func::XidFn(f) => f.ty(),
             Func::JsonPath(f) => f.ty(),
             Func::BitString(f) => f.ty(),
             Func::TextSearch(f) => f.ty(),
@@ -1270,6 +1285,8 @@ impl Func {
             Func::Geo(f) => f.eval(&args)?,
             Func::Crypto(f) => f.eval(&args)?,
             Func::Wal(f) => f.eval(&args)?,
+            Func::Money(f) => f.eval(&args)?,
+            Func::XidFn(f) => f.eval(&args)?,
             Func::JsonPath(f) => f.eval(&args)?,
             Func::BitString(f) => f.eval(&args)?,
             Func::TextSearch(f) => f.eval(&args)?,

@@ -110,6 +110,7 @@ mod matviews;
 mod merge;
 mod merge_syntax;
 mod modifying_cte;
+mod money_functions;
 mod multirange_functions;
 mod multirange_wire;
 mod named_arguments;
@@ -241,6 +242,7 @@ mod width_bucket;
 mod window;
 mod window_frame;
 mod xact_id;
+mod xid_functions;
 
 pub use error::{SqlError, Subject};
 pub use output::{Column, Notice, Output, TxStatus};

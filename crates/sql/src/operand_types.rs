@@ -69,6 +69,7 @@ fn operator(symbol: &str, x: Option<SqlType>, y: Option<SqlType>) -> Result<(), 
         || (x.is_number() && string(y))
         || enum_mismatch
         || range_mismatch
+        || !crate::xid_functions::compares(symbol, x, y)
     {
         return Err(functions::no_operator(format!(
             "operator does not exist: {} {symbol} {}",

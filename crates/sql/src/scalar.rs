@@ -2019,7 +2019,16 @@ impl Scalar {
                     .collect::<Result<Vec<_>, _>>()?;
                 advisory.call(*f, &values)?
             }
-            Scalar::Func(Func::Xact(f), _) if let Some(backend) = env.backend => f.call(backend)?,
+            Scalar::Func(Func::Xact(f), args) if let Some(backend) = env.backend => {
+                let values = args
+                    .iter()
+                    .map(|a| a.eval(row, env))
+                    .collect::<Result<Vec<_>, _>>()?;
+                if values.contains(&Value::Null) {
+                    return Ok(Value::Null);
+                }
+                f.call(backend, &values)?
+            }
             Scalar::Func(Func::Net(f), _)
                 if f.of_connection()
                     && let Some(backend) = env.backend =>
@@ -2124,6 +2133,7 @@ impl Scalar {
                 let (x, y) = (literal(x, y), literal(y, x));
                 crate::date_arith::result_type(op, x, y)
                     .or_else(|| crate::wal_functions::result_type(op, x, y))
+                    .or_else(|| crate::money_functions::result_type(op, x, y))
                     .or_else(|| crate::math_operators::result_type(op, x, y))
                     .unwrap_or_else(|| wider(x, y))
             }
@@ -2448,6 +2458,10 @@ pub fn value_type(value: &Value) -> SqlType {
         Value::Tid(..) => SqlType::Tid,
         Value::Xid(_) => SqlType::Xid,
         Value::PgLsn(_) => SqlType::PgLsn,
+        Value::Money(_) => SqlType::Money,
+        Value::Xid8(_) => SqlType::Xid8,
+        Value::Snapshot(s) if s.legacy => SqlType::TxidSnapshot,
+        Value::Snapshot(_) => SqlType::PgSnapshot,
         Value::Inet(_) => SqlType::Inet,
         Value::Cidr(_) => SqlType::Cidr,
         Value::MacAddr(_) => SqlType::MacAddr,
@@ -2583,6 +2597,11 @@ fn compare_across(a: &Value, b: &Value) -> Result<Option<Ordering>, SqlError> {
         }
         (Value::Int2(_) | Value::Int4(_) | Value::Int8(_), Value::Oid(_)) => {
             return compare(&a.clone().fit(SqlType::Oid)?, b);
+        }
+        // An xid meets an int4 as PostgreSQL's `xideqint4`: the int4's
+        // 32 bits as an xid (`xid_functions::compares` allows `=`, `<>`).
+        (Value::Xid(x), Value::Int4(i)) | (Value::Int4(i), Value::Xid(x)) => {
+            return Ok(Some(x.cmp(&u64::from(*i as u32))));
         }
         _ => {}
     }

@@ -258,6 +258,10 @@ fn category(ty: SqlType) -> Category {
         | SqlType::Tid
         | SqlType::Xid
         | SqlType::PgLsn
+        | SqlType::Money
+        | SqlType::Xid8
+        | SqlType::PgSnapshot
+        | SqlType::TxidSnapshot
         | SqlType::MacAddr
         | SqlType::MacAddr8
         | SqlType::Refcursor

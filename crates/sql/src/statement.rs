@@ -392,6 +392,7 @@ impl Plan {
                 e => e.into(),
             })?;
         }
+        cx.backend.set_statement_snapshot(txn.snapshot().0);
         let with_advisory = Env {
             advisory: Some(cx.advisory),
             backend: Some(cx.backend),

@@ -62,6 +62,12 @@ pub enum TableFunc {
     Record(crate::json_records::RecordFunc),
     /// `pg_listening_channels()`: the session's channels (`backend.rs`).
     ListeningChannels,
+    /// `pg_snapshot_xip(pg_snapshot)` (xid8s) / `txid_snapshot_xip
+    /// (txid_snapshot)` (bigints, `legacy`): a snapshot's in-progress
+    /// ids (`xid_functions.rs`).
+    SnapshotXip {
+        legacy: bool,
+    },
     /// `generate_subscripts(array, dim [, reverse])`: the subscripts of
     /// the array's dimension `dim`, from its lower bound up (down when
     /// `reverse`); none for a dimension it has not.
@@ -148,6 +154,8 @@ pub fn is_table_function_name(name: &str) -> bool {
             | "jsonb_path_query"
             | "jsonb_path_query_tz"
             | "pg_listening_channels"
+            | "pg_snapshot_xip"
+            | "txid_snapshot_xip"
             | "generate_subscripts"
             | ROWS_FROM
             | crate::plpgsql::set_returning::ROWS_FUNCTION
@@ -256,6 +264,21 @@ impl FunctionScan {
                 }
             }
             "pg_listening_channels" if bound.is_empty() => TableFunc::ListeningChannels,
+            xip @ ("pg_snapshot_xip" | "txid_snapshot_xip") if bound.len() == 1 => {
+                let legacy = xip.starts_with("txid");
+                let ty = bound[0].ty_in(none);
+                let wanted = crate::xid_functions::snapshot_type(legacy);
+                if ty != wanted && !matches!(bound[0], Scalar::Const(Value::Text(_) | Value::Null))
+                {
+                    return Err(crate::functions::no_match(format!(
+                        "function {xip}({}) does not exist",
+                        ty.name()
+                    )));
+                }
+                let arg = bound.remove(0);
+                bound.push(Scalar::Cast(Box::new(arg), wanted));
+                TableFunc::SnapshotXip { legacy }
+            }
             "generate_subscripts" if (2..=3).contains(&bound.len()) => {
                 let ty = bound[0].ty_in(none);
                 if ty.element().is_none() {
@@ -309,6 +332,8 @@ impl FunctionScan {
             TableFunc::Json(f) => f.name(),
             TableFunc::Record(f) => f.name(),
             TableFunc::ListeningChannels => "pg_listening_channels",
+            TableFunc::SnapshotXip { legacy: false } => "pg_snapshot_xip",
+            TableFunc::SnapshotXip { legacy: true } => "txid_snapshot_xip",
             TableFunc::Subscripts => "generate_subscripts",
             TableFunc::Procedural => crate::plpgsql::set_returning::ROWS_FUNCTION,
         }
@@ -437,6 +462,7 @@ impl FunctionScan {
             }
             TableFunc::RegexMatches => vec![SqlType::Array(&SqlType::Text)],
             TableFunc::Subscripts => vec![SqlType::Int4],
+            TableFunc::SnapshotXip { legacy } => vec![crate::xid_functions::id_type(legacy)],
             TableFunc::JsonPathQuery { .. } => vec![SqlType::Jsonb],
             TableFunc::RegexSplit | TableFunc::StringSplit | TableFunc::ListeningChannels => {
                 vec![SqlType::Text]
@@ -671,6 +697,13 @@ impl FunctionScan {
                 if let Value::Array(items) = crate::array_functions::split(&args) {
                     for item in items {
                         push(item)?;
+                    }
+                }
+            }
+            TableFunc::SnapshotXip { legacy } => {
+                for id in crate::xid_functions::xip_rows(&args[0], legacy) {
+                    if !push(id)? {
+                        break;
                     }
                 }
             }

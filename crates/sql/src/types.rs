@@ -172,6 +172,10 @@ fn named_type(name: &ast::ObjectName) -> Result<SqlType, SqlError> {
         "tid" => SqlType::Tid,
         "xid" => SqlType::Xid,
         "pg_lsn" => SqlType::PgLsn,
+        "money" => SqlType::Money,
+        "xid8" => SqlType::Xid8,
+        "pg_snapshot" => SqlType::PgSnapshot,
+        "txid_snapshot" => SqlType::TxidSnapshot,
         "inet" => SqlType::Inet,
         "cidr" => SqlType::Cidr,
         "macaddr" => SqlType::MacAddr,
@@ -448,6 +452,10 @@ pub fn typname(ty: SqlType) -> std::borrow::Cow<'static, str> {
         SqlType::Tid => "tid",
         SqlType::Xid => "xid",
         SqlType::PgLsn => "pg_lsn",
+        SqlType::Money => "money",
+        SqlType::Xid8 => "xid8",
+        SqlType::PgSnapshot => "pg_snapshot",
+        SqlType::TxidSnapshot => "txid_snapshot",
         SqlType::Inet => "inet",
         SqlType::Cidr => "cidr",
         SqlType::MacAddr => "macaddr",
@@ -498,6 +506,10 @@ pub fn coerce(value: Value, ty: SqlType) -> Result<Value, SqlError> {
             | SqlType::Tid
             | SqlType::Xid
             | SqlType::PgLsn
+            | SqlType::Money
+            | SqlType::Xid8
+            | SqlType::PgSnapshot
+            | SqlType::TxidSnapshot
             | SqlType::Inet
             | SqlType::Cidr
             | SqlType::MacAddr
@@ -766,6 +778,15 @@ pub fn cast(value: Value, ty: SqlType) -> Result<Value, SqlError> {
         }
         (v @ Value::Range(_), _) => return Err(no_cast(&v, ty)),
         (v, SqlType::Range(_)) => return Err(no_cast(&v, ty)),
+        // Money's casts (`money_functions.rs`).
+        (v @ Value::Money(_), _) | (v, SqlType::Money) => {
+            return crate::money_functions::cast(v, ty);
+        }
+        // xid8's and the snapshots' (`xid_functions.rs`).
+        (v @ (Value::Xid8(_) | Value::Snapshot(_)), _)
+        | (v, SqlType::Xid8 | SqlType::PgSnapshot | SqlType::TxidSnapshot) => {
+            return crate::xid_functions::cast(v, ty);
+        }
         // A tid or an xid is cast from and to text only (above).
         (v @ Value::Tid(..), _) if ty != SqlType::Tid => return Err(no_cast(&v, ty)),
         (v @ Value::Xid(_), _) if ty != SqlType::Xid => return Err(no_cast(&v, ty)),
@@ -838,7 +859,7 @@ fn no_cast(v: &Value, ty: SqlType) -> SqlError {
 }
 
 /// 42846: no cast from type `from` to `ty`.
-fn no_cast_from(from: SqlType, ty: SqlType) -> SqlError {
+pub(crate) fn no_cast_from(from: SqlType, ty: SqlType) -> SqlError {
     SqlError::new(
         "42846",
         format!("cannot cast type {} to {}", from.name(), ty.name()),
@@ -1043,6 +1064,11 @@ pub fn binary_output(value: &Value, type_oid: u32) -> Result<Option<Vec<u8>>, Sq
         v @ (Value::TsVector(_) | Value::TsQuery(_)) => crate::ts_wire::send(v),
         // PostgreSQL's `pg_lsn_send`: the 8-byte position.
         Value::PgLsn(x) => x.to_be_bytes().to_vec(),
+        // PostgreSQL's `cash_send` and `xid8send`: 8 bytes.
+        Value::Money(x) => x.to_be_bytes().to_vec(),
+        Value::Xid8(x) => x.to_be_bytes().to_vec(),
+        // PostgreSQL's `pg_snapshot_send` (folio-row `xid_snapshot.rs`).
+        Value::Snapshot(s) => s.send_bytes(),
         // PostgreSQL's `varbit_send`: the bit length, then the bytes.
         Value::Bit(b) => [&(b.len() as i32).to_be_bytes()[..], b.bytes()].concat(),
         // PostgreSQL's `point_send` ... `circle_send` (`geometry.rs`).
@@ -1294,6 +1320,12 @@ pub fn binary_input(bytes: &[u8], ty: SqlType) -> Result<Value, SqlError> {
         }
         SqlType::Xid => Value::Xid(u32::from_be_bytes(fixed(4)?.try_into().expect("4")).into()),
         SqlType::PgLsn => Value::PgLsn(u64::from_be_bytes(fixed(8)?.try_into().expect("8"))),
+        SqlType::Money => Value::Money(i64::from_be_bytes(fixed(8)?.try_into().expect("8"))),
+        SqlType::Xid8 => Value::Xid8(u64::from_be_bytes(fixed(8)?.try_into().expect("8"))),
+        SqlType::PgSnapshot | SqlType::TxidSnapshot => Value::Snapshot(Box::new(
+            folio_row::XidSnapshot::from_send_bytes(bytes, ty == SqlType::TxidSnapshot)
+                .ok_or_else(|| SqlError::new("22P03", "invalid external pg_snapshot data"))?,
+        )),
         SqlType::Inet | SqlType::Cidr | SqlType::MacAddr | SqlType::MacAddr8 => {
             crate::network_functions::receive(bytes, ty).ok_or_else(bad)??
         }

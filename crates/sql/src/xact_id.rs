@@ -1,6 +1,9 @@
-//! `txid_current()` / `pg_current_xact_id()` and
-//! `txid_current_if_assigned()` / `pg_current_xact_id_if_assigned()`: the
-//! session's transaction id (folio-txn's top-level `Xid`), as a bigint.
+//! The functions of the session's transaction: `txid_current()` /
+//! `pg_current_xact_id()` and `txid_current_if_assigned()` /
+//! `pg_current_xact_id_if_assigned()` (the session's transaction id,
+//! folio-txn's top-level `Xid`: a bigint, or an `xid8` for the `pg_`
+//! forms), `txid_current_snapshot()` / `pg_current_snapshot()` and
+//! `txid_status()` / `pg_xact_status()` (made by `xid_functions.rs`).
 //!
 //! folio assigns an xid at a transaction's first write (folio-txn
 //! README, "Identifiers"). `txid_current()` asks for one as a write
@@ -16,9 +19,8 @@
 //!
 //! Differences from PostgreSQL: a READ ONLY transaction never has an xid
 //! in folio, so `txid_current()` there is 25006 (PostgreSQL assigns
-//! one); the id is folio's 64-bit xid, not PostgreSQL's epoch and
-//! 32-bit xid, and `pg_current_xact_id()` is a bigint, as folio has no
-//! `xid8` type; a statement assigns the xid before it runs, so an
+//! one); the id is folio's 64-bit xid, which never wraps, where
+//! PostgreSQL's is its epoch and 32-bit xid in one; a statement assigns the xid before it runs, so an
 //! `_if_assigned` call in the same statement already sees it, and so
 //! does a call that is never evaluated (`CASE WHEN false THEN
 //! txid_current() END`); an `_if_assigned` call in the RETURNING of a
@@ -30,22 +32,39 @@ use folio_row::{SqlType, Value};
 use sqlparser::ast::{Expr, Statement, visit_expressions};
 use std::ops::ControlFlow;
 
-/// A transaction id function.
+/// A function of the session's transaction. `legacy`: the `txid_`
+/// form, of bigints and `txid_snapshot`; else the `pg_` form, of `xid8`
+/// and `pg_snapshot`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum XactFunc {
     /// `txid_current()`, `pg_current_xact_id()`: the xid, assigned by
     /// the statement if needed.
-    Current,
+    Current { legacy: bool },
     /// `txid_current_if_assigned()`, `pg_current_xact_id_if_assigned()`:
     /// the xid, or NULL.
-    IfAssigned,
+    IfAssigned { legacy: bool },
+    /// `txid_current_snapshot()`, `pg_current_snapshot()`: the
+    /// statement's snapshot (`xid_functions::current_snapshot`).
+    Snapshot { legacy: bool },
+    /// `txid_status(bigint)`, `pg_xact_status(xid8)`.
+    Status { legacy: bool },
 }
 
-const NAMES: [(&str, XactFunc); 4] = [
-    ("txid_current", XactFunc::Current),
-    ("pg_current_xact_id", XactFunc::Current),
-    ("txid_current_if_assigned", XactFunc::IfAssigned),
-    ("pg_current_xact_id_if_assigned", XactFunc::IfAssigned),
+const NAMES: [(&str, XactFunc); 8] = [
+    ("txid_current", XactFunc::Current { legacy: true }),
+    ("pg_current_xact_id", XactFunc::Current { legacy: false }),
+    (
+        "txid_current_if_assigned",
+        XactFunc::IfAssigned { legacy: true },
+    ),
+    (
+        "pg_current_xact_id_if_assigned",
+        XactFunc::IfAssigned { legacy: false },
+    ),
+    ("txid_current_snapshot", XactFunc::Snapshot { legacy: true }),
+    ("pg_current_snapshot", XactFunc::Snapshot { legacy: false }),
+    ("txid_status", XactFunc::Status { legacy: true }),
+    ("pg_xact_status", XactFunc::Status { legacy: false }),
 ];
 
 impl XactFunc {
@@ -58,29 +77,81 @@ impl XactFunc {
     }
 
     pub fn takes(self, count: usize) -> bool {
-        count == 0
+        count == usize::from(matches!(self, XactFunc::Status { .. }))
+    }
+
+    /// Whether arguments of these types (`None`: untyped) fit.
+    pub fn fits(self, types: &[Option<SqlType>]) -> bool {
+        types.iter().flatten().all(|t| match self {
+            XactFunc::Status { legacy: true } => {
+                matches!(t, SqlType::Int2 | SqlType::Int4 | SqlType::Int8)
+            }
+            _ => *t == SqlType::Xid8,
+        })
     }
 
     pub fn ty(self) -> SqlType {
-        SqlType::Int8
+        match self {
+            XactFunc::Current { legacy } | XactFunc::IfAssigned { legacy } => {
+                crate::xid_functions::id_type(legacy)
+            }
+            XactFunc::Snapshot { legacy } => crate::xid_functions::snapshot_type(legacy),
+            XactFunc::Status { .. } => SqlType::Text,
+        }
     }
 
-    /// Its value in the session whose entry is `backend`.
-    pub fn call(self, backend: &crate::backend::SessionBackend) -> Result<Value, SqlError> {
+    /// Its value in the session whose entry is `backend`, of `args`.
+    pub fn call(
+        self,
+        backend: &crate::backend::SessionBackend,
+        args: &[Value],
+    ) -> Result<Value, SqlError> {
         let xid = backend.backend().interrupt().xid();
+        let mgr = backend.database().txns();
         match (self, xid) {
-            (_, Some(xid)) => Ok(Value::Int8(xid as i64)),
-            (XactFunc::IfAssigned, None) => Ok(Value::Null),
+            (XactFunc::Snapshot { legacy }, _) => {
+                let mut statement = backend.statement_snapshot();
+                let Some(csn) = statement.csn else {
+                    return Err(outside_statement());
+                };
+                let snapshot = match &statement.made {
+                    Some((made_with, s)) if *made_with == xid => s.clone(),
+                    _ => {
+                        let s = crate::xid_functions::current_snapshot(mgr, csn, xid)?;
+                        statement.made = Some((xid, s.clone()));
+                        s
+                    }
+                };
+                Ok(Value::Snapshot(Box::new(folio_row::XidSnapshot {
+                    legacy,
+                    ..snapshot
+                })))
+            }
+            (XactFunc::Status { legacy }, _) => {
+                let x = match crate::types::cast(
+                    args[0].clone(),
+                    crate::xid_functions::id_type(legacy),
+                )? {
+                    Value::Xid8(x) => x,
+                    Value::Int8(x) => x as u64,
+                    _ => return Ok(Value::Null),
+                };
+                crate::xid_functions::status(mgr, x, xid)
+            }
+            (XactFunc::Current { legacy } | XactFunc::IfAssigned { legacy }, Some(xid)) => {
+                Ok(crate::xid_functions::id_value(xid, legacy))
+            }
+            (XactFunc::IfAssigned { .. }, None) => Ok(Value::Null),
             // (`Plan::run` assigned it, unless nothing runs the plan.)
-            (XactFunc::Current, None) => Err(outside_statement()),
+            (XactFunc::Current { .. }, None) => Err(outside_statement()),
         }
     }
 }
 
-/// A call evaluated where no statement assigned the xid first (a
-/// column default, a constraint).
+/// A call evaluated where no statement assigned the xid first or set
+/// its snapshot (a column default, a constraint).
 pub fn outside_statement() -> SqlError {
-    SqlError::unsupported("txid_current() outside a query or row change")
+    SqlError::unsupported("a transaction id function outside a query or row change")
 }
 
 /// The error when `txid_current()` would assign an xid to a READ ONLY
@@ -101,7 +172,10 @@ pub fn assigns(statement: &Statement) -> bool {
                 .last()
                 .and_then(|p| p.as_ident())
                 .is_some_and(|id| {
-                    XactFunc::of(&id.value.to_ascii_lowercase()) == Some(XactFunc::Current)
+                    matches!(
+                        XactFunc::of(&id.value.to_ascii_lowercase()),
+                        Some(XactFunc::Current { .. })
+                    )
                 }) =>
         {
             ControlFlow::Break(())

@@ -124,6 +124,15 @@ impl LiveTable {
         entry
     }
 
+    /// The xids running now.
+    pub(crate) fn xids(&self) -> Vec<Xid> {
+        let mut out = Vec::new();
+        for shard in self.shards.iter() {
+            out.extend(lock(shard).keys().map(|x| Xid(*x)));
+        }
+        out
+    }
+
     /// The entry of `xid` if it is running.
     pub(crate) fn get(&self, xid: Xid) -> Option<Arc<LiveEntry>> {
         lock(self.shard(xid)).get(&xid.0).cloned()

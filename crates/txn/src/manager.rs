@@ -277,6 +277,19 @@ impl TxnManager {
         self.live.len()
     }
 
+    /// The top-level xids of the writers running now (a moment's view:
+    /// each shard is read under its own lock), for PostgreSQL-style
+    /// snapshots (folio-sql `xid_functions.rs`).
+    pub fn running_xids(&self) -> Vec<Xid> {
+        self.live.xids()
+    }
+
+    /// The next xid to be handed out: no transaction has one at or past
+    /// it yet.
+    pub fn next_unassigned_xid(&self) -> Xid {
+        Xid(self.next_xid.load(Ordering::Acquire))
+    }
+
     /// The CSN log.
     pub fn log(&self) -> &CsnLog {
         &self.log

@@ -333,9 +333,21 @@ pub fn attach_or_detach(
     };
     if child_def.partition_of().is_some() {
         return Err(SqlError::new(
-            "42P17",
+            "42809",
             format!("\"{}\" is already a partition", bare(&child_def.name)),
         ));
+    }
+    // The parent may not be the table attached or lie below it: the
+    // tree would become a cycle.
+    let above = super::foreign_keys::ancestors(cx, txn, &parent_def)?;
+    if parent_def.oid == child_def.oid || above.iter().any(|a| a.def.oid == child_def.oid) {
+        return Err(
+            SqlError::new("42P07", "circular inheritance not allowed").with_detail(format!(
+                "\"{}\" is already a child of \"{}\".",
+                bare(&parent_def.name),
+                bare(&child_def.name)
+            )),
+        );
     }
     let same_columns = child_def.columns.len() == parent_def.columns.len()
         && (child_def.columns.iter().zip(&parent_def.columns))

@@ -1522,7 +1522,9 @@ fn base(
             _ => return Err(e),
         },
     };
-    if relation.def.partition_key().is_some() {
+    let partitioned = relation.def.partition_key().is_some();
+    let inherited = !relation.def.children.is_empty() && !crate::inheritance::syntax::only(name);
+    if partitioned || inherited {
         crate::privileges::note(
             cx,
             relation.def.oid,
@@ -1532,18 +1534,9 @@ fn base(
         );
         let qualifier =
             alias_name.unwrap_or_else(|| folio_catalog::unqualified(&table_name).to_string());
-        return partitioned_base(cx, txn, &relation, qualifier, before, outer, pushed, system);
-    }
-    if !relation.def.children.is_empty() && !crate::inheritance::syntax::only(name) {
-        crate::privileges::note(
-            cx,
-            relation.def.oid,
-            &table_name,
-            "table",
-            crate::privileges::SELECT,
-        );
-        let qualifier =
-            alias_name.unwrap_or_else(|| folio_catalog::unqualified(&table_name).to_string());
+        if partitioned {
+            return partitioned_base(cx, txn, &relation, qualifier, before, outer, pushed, system);
+        }
         let scans = crate::inheritance::tree::scans(cx, txn, &relation.def)?;
         let scans: Vec<String> = scans
             .iter()

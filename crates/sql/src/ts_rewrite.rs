@@ -224,11 +224,7 @@ fn replace_here(mut node: Node, target: &Node, substitute: Option<&Node>) -> Opt
         })
     };
     match (node.oper(), target.oper()) {
-        (None, None) => {
-            if compare(&node, target).is_eq() {
-                return put();
-            }
-        }
+        (None, None) if compare(&node, target).is_eq() => return put(),
         (Some(a), Some(b)) if a == b => {
             let (n, t) = (node.children.len(), target.children.len());
             if n == t {

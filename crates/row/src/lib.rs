@@ -102,7 +102,7 @@ pub use time_of_day::{
 };
 pub use time_with_zone::{TimeTz, ZONE_LIMIT_SECONDS};
 pub use time_zone::{ABBREVIATIONS, TimeZone, database_zones, is_utc, offset_text, posix_offset};
-pub use tsquery::{MAX_DISTANCE, QueryNode, TsQuery, WEIGHT_A, lexeme_crc};
+pub use tsquery::{MAX_DISTANCE, MAX_QUERY_DEPTH, QueryNode, TsQuery, WEIGHT_A, lexeme_crc};
 pub use tsvector::{
     Lexeme, MAX_LEXEME_BYTES, MAX_POS, MAX_POSITIONS, TsVector, WordPos, check_lexeme,
     quote_lexeme, weight_letter,

@@ -17,6 +17,14 @@ use std::cmp::Ordering;
 /// The largest phrase distance (PostgreSQL's `MAXENTRYPOS`).
 pub const MAX_DISTANCE: u16 = 1 << 14;
 
+/// The deepest query tree folio makes or reads (levels of nodes, a
+/// lexeme being one): every walker of a tree (text, keys, matching,
+/// ranking, dropping it) recurses once per level, so this bounds their
+/// stack. Deeper is PostgreSQL's 54001, which PostgreSQL itself gives
+/// where its `max_stack_depth` runs out (a phrase of 16,384 lexemes
+/// works there, one of 20,000 does not).
+pub const MAX_QUERY_DEPTH: usize = 10_000;
+
 /// Weight bits of a query lexeme: A is `1 << 3` ... D is `1`.
 pub const WEIGHT_A: u8 = 1 << 3;
 
@@ -71,6 +79,17 @@ impl QueryNode {
             word: word.into(),
             weights: 0,
             prefix: false,
+        }
+    }
+
+    /// Its levels of nodes (a lexeme is one).
+    pub fn depth(&self) -> usize {
+        match self {
+            QueryNode::Lexeme { .. } => 1,
+            QueryNode::Not(x) => 1 + x.depth(),
+            QueryNode::And(a, b) | QueryNode::Or(a, b) | QueryNode::Phrase(a, b, _) => {
+                1 + a.depth().max(b.depth())
+            }
         }
     }
 
@@ -240,7 +259,7 @@ impl QueryNode {
     }
 
     fn read_row(b: &[u8], at: &mut usize, depth: usize) -> Option<QueryNode> {
-        if depth > 10_000 {
+        if depth >= MAX_QUERY_DEPTH {
             return None;
         }
         let mut take = |n: usize| {
@@ -476,11 +495,11 @@ impl QueryParser<'_> {
     /// One parenthesized level (PostgreSQL's `makepol`): operands out at
     /// once, operators through a stack by priority (`!` binds to the
     /// right, the others to the left).
-    fn level(&mut self, out: &mut Vec<QueryNode>) -> Result<(), RowError> {
+    fn level(&mut self, out: &mut Vec<(QueryNode, usize)>) -> Result<(), RowError> {
         let mut stack: Vec<(u8, u16)> = Vec::new();
         loop {
             match self.token()? {
-                Token::Lexeme(node) => out.push(node),
+                Token::Lexeme(node) => out.push((node, 1)),
                 Token::Operator(op, distance) => {
                     while let Some(&(top, d)) = stack.last() {
                         let stop = if op == 1 {
@@ -496,6 +515,9 @@ impl QueryParser<'_> {
                     }
                     stack.push((op, distance));
                 }
+                Token::Open if self.depth as usize > MAX_QUERY_DEPTH => {
+                    return Err(RowError::StackDepth);
+                }
                 Token::Open => self.level(out)?,
                 Token::Close | Token::End => {
                     while let Some((top, d)) = stack.pop() {
@@ -508,21 +530,28 @@ impl QueryParser<'_> {
     }
 }
 
-/// Pops an operator's operands off `out` and pushes the node.
-fn apply(out: &mut Vec<QueryNode>, op: u8, distance: u16) -> Result<(), RowError> {
+/// Pops an operator's operands (with their depths) off `out` and pushes
+/// the node; 54001 past [`MAX_QUERY_DEPTH`].
+fn apply(out: &mut Vec<(QueryNode, usize)>, op: u8, distance: u16) -> Result<(), RowError> {
     let missing = || syntax_error("malformed tsquery: operand missing".into());
-    let right = Box::new(out.pop().ok_or_else(missing)?);
-    let node = if op == 1 {
-        QueryNode::Not(right)
+    let (right, right_depth) = out.pop().ok_or_else(missing)?;
+    let right = Box::new(right);
+    let (node, depth) = if op == 1 {
+        (QueryNode::Not(right), right_depth + 1)
     } else {
-        let left = Box::new(out.pop().ok_or_else(missing)?);
+        let (left, left_depth) = out.pop().ok_or_else(missing)?;
+        let left = Box::new(left);
+        let depth = left_depth.max(right_depth) + 1;
         match op {
-            2 => QueryNode::And(left, right),
-            3 => QueryNode::Or(left, right),
-            _ => QueryNode::Phrase(left, right, distance),
+            2 => (QueryNode::And(left, right), depth),
+            3 => (QueryNode::Or(left, right), depth),
+            _ => (QueryNode::Phrase(left, right, distance), depth),
         }
     };
-    out.push(node);
+    if depth > MAX_QUERY_DEPTH {
+        return Err(RowError::StackDepth);
+    }
+    out.push((node, depth));
     Ok(())
 }
 
@@ -543,8 +572,20 @@ impl TsQuery {
         }
         match out.len() {
             0 => Ok(TsQuery { root: None }),
-            1 => Ok(TsQuery { root: out.pop() }),
+            1 => Ok(TsQuery {
+                root: out.pop().map(|(node, _)| node),
+            }),
             _ => Err(parser.syntax()),
+        }
+    }
+
+    /// The query, or 54001 when it is deeper than [`MAX_QUERY_DEPTH`]: the one
+    /// check of what builds a query from others (operators, rewriting,
+    /// configurations), whose inputs are within the limit.
+    pub fn within_depth(self) -> Result<TsQuery, RowError> {
+        match &self.root {
+            Some(root) if root.depth() > MAX_QUERY_DEPTH => Err(RowError::StackDepth),
+            _ => Ok(self),
         }
     }
 

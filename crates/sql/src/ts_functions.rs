@@ -407,7 +407,6 @@ impl TsFunc {
             return Ok(Value::Null);
         }
         use crate::ts_vector_ops as ops;
-        let vq = |f: fn(&TsQuery) -> TsQuery| Value::TsQuery(Box::new(f(query(&args[0]))));
         Ok(match self {
             TsFunc::Match => {
                 Value::Bool(crate::ts_match::matches(vector(&args[0]), query(&args[1])))
@@ -433,13 +432,14 @@ impl TsFunc {
                         None => 1,
                     }),
                 };
-                Value::TsQuery(Box::new(crate::ts_query_ops::join(
-                    query(&args[0]),
-                    query(&args[1]),
-                    how,
-                )))
+                Value::TsQuery(Box::new(
+                    crate::ts_query_ops::join(query(&args[0]), query(&args[1]), how)
+                        .within_depth()?,
+                ))
             }
-            TsFunc::QueryNot => vq(crate::ts_query_ops::not),
+            TsFunc::QueryNot => Value::TsQuery(Box::new(
+                crate::ts_query_ops::not(query(&args[0])).within_depth()?,
+            )),
             TsFunc::QueryContains => Value::Bool(crate::ts_query_ops::contains(
                 query(&args[0]),
                 query(&args[1]),
@@ -450,11 +450,10 @@ impl TsFunc {
             )),
             TsFunc::Length => Value::Int4(vector(&args[0]).lexemes().len() as i32),
             TsFunc::NumNode => Value::Int4(query(&args[0]).count() as i32),
-            TsFunc::Rewrite => Value::TsQuery(Box::new(crate::ts_rewrite::rewrite(
-                query(&args[0]),
-                query(&args[1]),
-                query(&args[2]),
-            ))),
+            TsFunc::Rewrite => Value::TsQuery(Box::new(
+                crate::ts_rewrite::rewrite(query(&args[0]), query(&args[1]), query(&args[2]))
+                    .within_depth()?,
+            )),
             TsFunc::QueryTree => Value::Text(crate::ts_parse::query_tree(query(&args[0]))),
             TsFunc::Strip => Value::TsVector(Box::new(ops::strip(vector(&args[0])))),
             TsFunc::SetWeight => {

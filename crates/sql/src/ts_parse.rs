@@ -10,7 +10,10 @@
 use crate::error::SqlError;
 use crate::ts_config::Config;
 use crate::ts_stop_words::Draft;
-use folio_row::{MAX_LEXEME_BYTES, MAX_POS, QueryNode, TsQuery, TsVector, WordPos};
+use folio_row::{
+    MAX_DISTANCE, MAX_LEXEME_BYTES, MAX_POS, MAX_QUERY_DEPTH, QueryNode, RowError, TsQuery,
+    TsVector, WordPos,
+};
 
 /// `(lexeme, position)` pairs of a document through `config`: every
 /// token takes the next position (from 1; past 16383 they stay there), a
@@ -47,23 +50,24 @@ pub fn to_tsvector(config: Option<&str>, text: &str) -> Result<TsVector, SqlErro
 }
 
 /// An operand through the configuration (PostgreSQL's `pushval_morph`):
-/// its lexemes in order, joined by `<->` (`phrase`) or `&`, a placeholder
-/// for each stop word between two of them; a placeholder alone when it
-/// has no lexeme. Lexemes at one position are alternatives (`|`).
+/// its lexemes in order, joined by `<->` (`phrase`) or `&`; a run of stop
+/// words between two of them widens that `<->` by one each (as their
+/// placeholders would once taken out, `ts_stop_words.rs`); a placeholder
+/// alone when it has no lexeme. 54001 when its lexemes would chain deeper
+/// than a query may be.
 pub(crate) fn operand(
     config: Config,
     text: &str,
     phrase: bool,
     weights: u8,
     prefix: bool,
-) -> Draft {
+) -> Result<Draft, SqlError> {
+    let words = lexemes(config, text);
+    if words.len() > MAX_QUERY_DEPTH {
+        return Err(RowError::StackDepth.into());
+    }
     let mut node: Option<Draft> = None;
     let mut last = 0u16;
-    let extend = |node: Option<Draft>, next: Draft| match node {
-        None => next,
-        Some(n) => Draft::join(n, next, phrase),
-    };
-    let words = lexemes(config, text);
     // Lexemes sharing a position (and a variant: folio's dictionaries give
     // one, so this is the position cap, 16383, shared by later words) are
     // all required: PostgreSQL's `&` inside the position's group.
@@ -76,70 +80,74 @@ pub(crate) fn operand(
         });
         let first = leaves.next().expect("a group has a lexeme");
         let leaf = leaves.fold(first, |a, b| Draft::And(Box::new(a), Box::new(b)));
-        if last > 0 {
-            for _ in last + 1..pos {
-                node = Some(extend(node, Draft::Stop));
+        node = Some(match node {
+            None => leaf,
+            Some(n) if phrase => {
+                Draft::Phrase(Box::new(n), Box::new(leaf), (pos - last).min(MAX_DISTANCE))
             }
-        }
-        node = Some(extend(node, leaf));
+            Some(n) => Draft::And(Box::new(n), Box::new(leaf)),
+        });
         last = pos;
     }
-    node.unwrap_or(Draft::Stop)
+    Ok(node.unwrap_or(Draft::Stop))
 }
 
 /// A parsed query's operands through the configuration.
-fn analyze(config: Config, node: QueryNode) -> Draft {
-    let both = |a: Box<QueryNode>, b: Box<QueryNode>| {
-        (Box::new(analyze(config, *a)), Box::new(analyze(config, *b)))
+fn analyze(config: Config, node: QueryNode) -> Result<Draft, SqlError> {
+    let both = |a: Box<QueryNode>, b: Box<QueryNode>| -> Result<_, SqlError> {
+        Ok((
+            Box::new(analyze(config, *a)?),
+            Box::new(analyze(config, *b)?),
+        ))
     };
-    match node {
+    Ok(match node {
         QueryNode::Lexeme {
             word,
             weights,
             prefix,
-        } => operand(config, &word, true, weights, prefix),
-        QueryNode::Not(x) => Draft::Not(Box::new(analyze(config, *x))),
+        } => operand(config, &word, true, weights, prefix)?,
+        QueryNode::Not(x) => Draft::Not(Box::new(analyze(config, *x)?)),
         QueryNode::And(a, b) => {
-            let (a, b) = both(a, b);
+            let (a, b) = both(a, b)?;
             Draft::And(a, b)
         }
         QueryNode::Or(a, b) => {
-            let (a, b) = both(a, b);
+            let (a, b) = both(a, b)?;
             Draft::Or(a, b)
         }
         QueryNode::Phrase(a, b, d) => {
-            let (a, b) = both(a, b);
+            let (a, b) = both(a, b)?;
             Draft::Phrase(a, b, d)
         }
-    }
+    })
+}
+
+/// A query from a draft: its placeholders taken out, 54001 when deeper
+/// than a query may be.
+fn finish(draft: Option<Draft>) -> Result<TsQuery, SqlError> {
+    let root = draft.and_then(crate::ts_stop_words::clean);
+    Ok(TsQuery { root }.within_depth()?)
 }
 
 /// `to_tsquery([config,] text)`: query syntax, each operand's lexemes.
 pub fn to_tsquery(config: Option<&str>, text: &str) -> Result<TsQuery, SqlError> {
     let config = Config::named(config)?;
     let raw = TsQuery::parse(text)?;
-    Ok(TsQuery {
-        root: raw
-            .root
-            .and_then(|root| crate::ts_stop_words::clean(analyze(config, root))),
-    })
+    finish(raw.root.map(|root| analyze(config, root)).transpose()?)
 }
 
 /// `websearch_to_tsquery([config,] text)` (the syntax: `ts_websearch.rs`).
 pub fn websearch_query(config: Option<&str>, text: &str) -> Result<TsQuery, SqlError> {
     let config = Config::named(config)?;
-    Ok(TsQuery {
-        root: crate::ts_websearch::parse(text, |value| operand(config, value, true, 0, false))
-            .and_then(crate::ts_stop_words::clean),
-    })
+    finish(crate::ts_websearch::parse(text, |value| {
+        operand(config, value, true, 0, false)
+    })?)
 }
 
 /// `plainto_tsquery` (every lexeme, `&`) and `phraseto_tsquery` (`<->`).
 pub fn plain_query(config: Option<&str>, text: &str, phrase: bool) -> Result<TsQuery, SqlError> {
     let config = Config::named(config)?;
-    Ok(TsQuery {
-        root: crate::ts_stop_words::clean(operand(config, text, phrase, 0, false)),
-    })
+    finish(Some(operand(config, text, phrase, 0, false)?))
 }
 
 /// The query without its negations (PostgreSQL's `clean_NOT`).

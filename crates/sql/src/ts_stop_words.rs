@@ -29,18 +29,6 @@ pub(crate) enum Draft {
     Phrase(Box<Draft>, Box<Draft>, u16),
 }
 
-impl Draft {
-    /// `left <op> right`: `Phrase` with distance 1 when `phrase`, else
-    /// `And`.
-    pub(crate) fn join(left: Draft, right: Draft, phrase: bool) -> Draft {
-        if phrase {
-            Draft::Phrase(Box::new(left), Box::new(right), 1)
-        } else {
-            Draft::And(Box::new(left), Box::new(right))
-        }
-    }
-}
-
 /// The query without its placeholders; `None` when nothing is left.
 pub(crate) fn clean(draft: Draft) -> Option<QueryNode> {
     clean_in(draft).0
@@ -135,7 +123,7 @@ mod tests {
     }
 
     fn phrase(a: Draft, b: Draft) -> Draft {
-        Draft::join(a, b, true)
+        Draft::Phrase(Box::new(a), Box::new(b), 1)
     }
 
     fn text(d: Draft) -> String {

@@ -20,7 +20,9 @@
 //! text goes through the configuration (`operand`), which gives a stop-word
 //! placeholder when it has no lexeme.
 
+use crate::error::SqlError;
 use crate::ts_stop_words::Draft;
+use folio_row::{MAX_QUERY_DEPTH, RowError};
 
 /// An operator.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -63,30 +65,39 @@ fn or_operator(chars: &[char], i: usize) -> bool {
     }
 }
 
-/// The query tree and its pending operators.
+/// The query tree and its pending operators; each operand with its
+/// depth (an operand's own lexemes count as one level: their chain is
+/// bounded where it is made).
 struct Builder {
-    operands: Vec<Draft>,
+    operands: Vec<(Draft, usize)>,
     operators: Vec<Op>,
 }
 
 impl Builder {
-    fn apply(&mut self, op: Op) {
+    /// 54001 when the node would be deeper than a query may be.
+    fn apply(&mut self, op: Op) -> Result<(), SqlError> {
         let right = self.operands.pop();
-        let node = match (op, right) {
-            (_, None) => return,
-            (Op::Not, Some(x)) => Draft::Not(Box::new(x)),
-            (_, Some(r)) => match self.operands.pop() {
-                None => r,
-                Some(l) if op == Op::And => Draft::And(Box::new(l), Box::new(r)),
-                Some(l) => Draft::Or(Box::new(l), Box::new(r)),
+        let (node, depth) = match (op, right) {
+            (_, None) => return Ok(()),
+            (Op::Not, Some((x, d))) => (Draft::Not(Box::new(x)), d + 1),
+            (_, Some((r, rd))) => match self.operands.pop() {
+                None => (r, rd),
+                Some((l, ld)) if op == Op::And => {
+                    (Draft::And(Box::new(l), Box::new(r)), ld.max(rd) + 1)
+                }
+                Some((l, ld)) => (Draft::Or(Box::new(l), Box::new(r)), ld.max(rd) + 1),
             },
         };
-        self.operands.push(node);
+        if depth > MAX_QUERY_DEPTH {
+            return Err(RowError::StackDepth.into());
+        }
+        self.operands.push((node, depth));
+        Ok(())
     }
 
     /// Applies the stacked operators that bind at least as tightly as
     /// `op` (NOT: more tightly), then stacks `op`.
-    fn push(&mut self, op: Op) {
+    fn push(&mut self, op: Op) -> Result<(), SqlError> {
         while let Some(&top) = self.operators.last() {
             let stays = if op == Op::Not {
                 op.priority() >= top.priority()
@@ -97,21 +108,25 @@ impl Builder {
                 break;
             }
             self.operators.pop();
-            self.apply(top);
+            self.apply(top)?;
         }
         self.operators.push(op);
+        Ok(())
     }
 
-    fn finish(mut self) -> Option<Draft> {
+    fn finish(mut self) -> Result<Option<Draft>, SqlError> {
         while let Some(op) = self.operators.pop() {
-            self.apply(op);
+            self.apply(op)?;
         }
-        self.operands.pop()
+        Ok(self.operands.pop().map(|(draft, _)| draft))
     }
 }
 
 /// The query `text` means, each operand's text given to `operand`.
-pub(crate) fn parse(text: &str, operand: impl Fn(&str) -> Draft) -> Option<Draft> {
+pub(crate) fn parse(
+    text: &str,
+    operand: impl Fn(&str) -> Result<Draft, SqlError>,
+) -> Result<Option<Draft>, SqlError> {
     let chars: Vec<char> = text.chars().collect();
     let mut tree = Builder {
         operands: Vec::new(),
@@ -123,13 +138,13 @@ pub(crate) fn parse(text: &str, operand: impl Fn(&str) -> Draft) -> Option<Draft
     loop {
         let Some(&c) = chars.get(i) else {
             if wants_operand && !first {
-                tree.operands.push(Draft::Stop);
+                tree.operands.push((Draft::Stop, 1));
             }
             break;
         };
         if wants_operand {
             if c == '-' {
-                tree.push(Op::Not);
+                tree.push(Op::Not)?;
                 first = false;
                 i += 1;
             } else if c == '"' {
@@ -138,7 +153,7 @@ pub(crate) fn parse(text: &str, operand: impl Fn(&str) -> Draft) -> Option<Draft
                     .position(|c| *c == '"')
                     .map_or(chars.len(), |p| i + 1 + p);
                 let value: String = chars[i + 1..close].iter().collect();
-                tree.operands.push(operand(&value));
+                tree.operands.push((operand(&value)?, 1));
                 wants_operand = false;
                 first = false;
                 i = (close + 1).min(chars.len());
@@ -154,18 +169,18 @@ pub(crate) fn parse(text: &str, operand: impl Fn(&str) -> Draft) -> Option<Draft
                     i += 1;
                 }
                 let value: String = chars[start..i].iter().collect();
-                tree.operands.push(operand(&value));
+                tree.operands.push((operand(&value)?, 1));
                 wants_operand = false;
                 first = false;
             }
         } else if or_operator(&chars, i) {
-            tree.push(Op::Or);
+            tree.push(Op::Or)?;
             wants_operand = true;
             i += 2;
         } else if is_operator(c) || c.is_whitespace() {
             i += 1;
         } else {
-            tree.push(Op::And);
+            tree.push(Op::And)?;
             wants_operand = true;
         }
     }

@@ -313,6 +313,18 @@ fn env_number(name: &str, default: u64) -> u64 {
 // carries on).
 #[test]
 fn mutated_statements_never_panic() {
+    // On a thread with the stack `folio serve` gives a session, which the
+    // bounds on nesting (`stack.rs`, a text-search query's depth) are
+    // made for.
+    std::thread::Builder::new()
+        .stack_size(folio_sql::SESSION_STACK)
+        .spawn(fuzz_all_files)
+        .expect("a thread")
+        .join()
+        .expect("every statement and mutant without a panic (the list above)");
+}
+
+fn fuzz_all_files() {
     let mutants = env_number("FOLIO_SQL_MUTANTS", 1) as usize;
     let seed = env_number("FOLIO_SQL_MUTANTS_SEED", 1);
     let files = common::slt_files();

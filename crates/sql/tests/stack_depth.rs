@@ -12,7 +12,7 @@ use common::{fails, ok, rows};
 /// have 2 MiB; the rule is relative to whichever the thread has).
 fn on_thread(f: impl FnOnce() + Send + 'static) {
     std::thread::Builder::new()
-        .stack_size(8 << 20)
+        .stack_size(folio_sql::SESSION_STACK / 2)
         .spawn(f)
         .unwrap()
         .join()
@@ -88,4 +88,81 @@ fn long_operator_chains_fail_with_54001() {
         );
         assert_eq!(rows(&mut s, "select 40 + 2"), ["42"]);
     });
+}
+
+// Proves a text-search query may be `MAX_QUERY_DEPTH` levels deep and no
+// deeper, whatever builds it (a configuration's phrase, query text,
+// websearch syntax, the operators, a stored value), and that every
+// walker of the deepest query (text, row and index forms, matching,
+// ranking, rewriting, comparing and sorting, dropping) fits in half the stack
+// `folio serve` gives a session. Before, a 200,000-word phrase
+// overflowed a session's stack and aborted the server.
+#[test]
+fn text_search_queries_are_bounded_in_depth() {
+    std::thread::Builder::new()
+        .stack_size(folio_sql::SESSION_STACK / 2)
+        .spawn(|| {
+            let (_dir, _, db) = common::fresh();
+            let mut s = Session::new(db);
+            let max = folio_row::MAX_QUERY_DEPTH;
+            let words = |n: usize| format!("repeat('x ', {n})");
+            let deep = format!("phraseto_tsquery('simple', {})", words(max));
+            ok(&mut s, "create table tq (id int, q tsquery)");
+            ok(&mut s, &format!("insert into tq select 1, {deep}"));
+            ok(&mut s, &format!("insert into tq select 2, {deep}"));
+            assert_eq!(
+                rows(
+                    &mut s,
+                    "select numnode(q), length(q::text), \
+                     to_tsvector('simple', 'x x') @@ q, \
+                     ts_rank(to_tsvector('simple', 'x'), q) > 0, \
+                     ts_rank_cd(to_tsvector('simple', 'x x'), q) >= 0, \
+                     numnode(ts_rewrite(q, 'x'::tsquery, 'y'::tsquery)), \
+                     length(querytree(q)), q::text::tsquery = q \
+                     from tq where id = 1"
+                ),
+                [format!(
+                    "{} {} f t t {} {} t",
+                    2 * max - 1,
+                    3 * max + 5 * (max - 1),
+                    2 * max - 1,
+                    3 * max + 5 * (max - 1)
+                )]
+            );
+            assert_eq!(
+                rows(&mut s, "select count(*) from tq a join tq b on a.q = b.q"),
+                ["4"]
+            );
+            ok(&mut s, "select q from tq order by q");
+            // One level more, however it is made: 54001.
+            let too_deep = [
+                format!("select phraseto_tsquery('simple', {})", words(max + 1)),
+                format!("select plainto_tsquery('simple', {})", words(200_000)),
+                format!("select websearch_to_tsquery('simple', {})", words(max + 1)),
+                format!("select to_tsquery('simple', repeat('x & ', {max}) || 'x')"),
+                format!("select (repeat('x & ', {max}) || 'x')::tsquery"),
+                format!("select (repeat('(', {}) || 'x')::tsquery", max + 1),
+                format!("select (repeat('!', {max}) || 'x')::tsquery"),
+                "select q && q from tq".to_string(),
+                "select !! q from tq".to_string(),
+                "select ts_rewrite('x'::tsquery, 'x'::tsquery, q) && 'y' from tq".to_string(),
+            ];
+            for sql in &too_deep {
+                assert_eq!(fails(&mut s, sql).code, "54001", "{sql}");
+            }
+            assert_eq!(
+                rows(
+                    &mut s,
+                    &format!(
+                        "select numnode((repeat('x & ', {}) || 'x')::tsquery)",
+                        max - 1
+                    )
+                ),
+                [(2 * max - 1).to_string()]
+            );
+            assert_eq!(rows(&mut s, "select 40 + 2"), ["42"]);
+        })
+        .unwrap()
+        .join()
+        .unwrap();
 }

@@ -1523,7 +1523,10 @@ fn constant(v: &Value) -> String {
     crate::deparse::constant(v, crate::scalar::value_type(v))
 }
 
-/// PostgreSQL's name of a type in a plan's casts (and in type errors).
+/// PostgreSQL's name of a type in a plan's casts (and in type errors):
+/// its `format_type` name where that differs from `pg_type.typname`
+/// (SQL's names for the standard types, arrays as `t[]`), else the
+/// typname (`types::typname`, the one list of every type's name).
 pub(crate) fn type_name(ty: SqlType) -> std::borrow::Cow<'static, str> {
     std::borrow::Cow::Borrowed(match ty {
         SqlType::Int2 => "smallint",
@@ -1531,46 +1534,15 @@ pub(crate) fn type_name(ty: SqlType) -> std::borrow::Cow<'static, str> {
         SqlType::Int8 => "bigint",
         SqlType::Float4 => "real",
         SqlType::Float8 => "double precision",
-        SqlType::Numeric(_) => "numeric",
-        SqlType::Text => "text",
         SqlType::Varchar(_) => "character varying",
-        SqlType::Char(_) => "bpchar",
-        SqlType::Bytea => "bytea",
         SqlType::Bool => "boolean",
-        SqlType::Date => "date",
         SqlType::Timestamp(_) => "timestamp without time zone",
         SqlType::TimestampTz(_) => "timestamp with time zone",
         SqlType::Time(_) | SqlType::TimeTz(_) => return ty.name().into(),
-        SqlType::Uuid => "uuid",
-        SqlType::Interval(_) => "interval",
-        SqlType::Record => "record",
-        SqlType::Json => "json",
-        SqlType::Jsonb => "jsonb",
-        SqlType::JsonPath => "jsonpath",
         SqlType::Array(element) => return format!("{}[]", type_name(*element)).into(),
-        SqlType::Enum(def) => &def.name,
-        SqlType::Composite(def) => &def.name,
-        SqlType::Oid => "oid",
-        SqlType::Tid => "tid",
-        SqlType::Xid => "xid",
-        SqlType::PgLsn => "pg_lsn",
-        SqlType::Money => "money",
-        SqlType::Xid8 => "xid8",
-        SqlType::PgSnapshot => "pg_snapshot",
-        SqlType::TxidSnapshot => "txid_snapshot",
-        SqlType::Inet => "inet",
-        SqlType::Cidr => "cidr",
-        SqlType::MacAddr => "macaddr",
-        SqlType::MacAddr8 => "macaddr8",
-        SqlType::TsVector => "tsvector",
-        SqlType::TsQuery => "tsquery",
         SqlType::InternalChar => "\"char\"",
-        SqlType::Refcursor => "refcursor",
-        SqlType::Range(kind) => kind.name(),
-        SqlType::Multirange(kind) => kind.multirange_name(),
-        SqlType::Geo(kind) => kind.name(),
-        SqlType::Bit(_) => "bit",
         SqlType::VarBit(_) => "bit varying",
+        _ => return crate::types::typname(ty),
     })
 }
 

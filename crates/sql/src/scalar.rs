@@ -1426,9 +1426,9 @@ fn mark_number(p: &str, mark: &str) -> Result<usize, SqlError> {
 
 /// A call of a scalar function (`functions.rs`); aggregates are bound by
 /// `aggregate.rs` and are 42803 anywhere else.
-fn function(
+fn function<C: Columns + ?Sized>(
     f: &sqlparser::ast::Function,
-    columns: &(impl Columns + ?Sized),
+    columns: &C,
 ) -> Result<Scalar, SqlError> {
     if let Some(call) = crate::plpgsql::row_calls::bind(f, columns)? {
         return Ok(call);
@@ -1536,26 +1536,23 @@ fn function(
     if let Some(call) = crate::enum_functions::bind(&name, &args, columns)? {
         return Ok(call);
     }
-    let args = match crate::multirange_functions::bind_call(&name, args, columns)? {
-        Ok(call) => return Ok(call),
-        Err(args) => args,
-    };
-    let args = match crate::range_functions::bind_call(&name, args, columns)? {
-        Ok(call) => return Ok(call),
-        Err(args) => args,
-    };
-    let args = match crate::network_functions::bind_call(&name, args, columns)? {
-        Ok(call) => return Ok(call),
-        Err(args) => args,
-    };
-    let args = match crate::geometry_functions::bind_call(&name, args, columns)? {
-        Ok(call) => return Ok(call),
-        Err(args) => args,
-    };
-    let args = match crate::ts_functions::bind_call(&name, args, columns)? {
-        Ok(call) => return Ok(call),
-        Err(args) => args,
-    };
+    // The families that bind calls of their own names, in the order they
+    // are asked; each gives the arguments back for a name not its own.
+    type Family<C> = fn(&str, Vec<Scalar>, &C) -> Result<Result<Scalar, Vec<Scalar>>, SqlError>;
+    let families: [Family<C>; 5] = [
+        crate::multirange_functions::bind_call,
+        crate::range_functions::bind_call,
+        crate::network_functions::bind_call,
+        crate::geometry_functions::bind_call,
+        crate::ts_functions::bind_call,
+    ];
+    let mut args = args;
+    for family in families {
+        args = match family(&name, args, columns)? {
+            Ok(call) => return Ok(call),
+            Err(args) => args,
+        };
+    }
     // `timezone(zone, ts)`: as `ts AT TIME ZONE zone`.
     let args = match (name.as_str(), <[Scalar; 2]>::try_from(args)) {
         ("timezone", Ok([zone, ts])) => return crate::time_zones::bind(ts, zone, false, columns),

@@ -836,6 +836,31 @@ impl Columns for Inputs {
     }
 }
 
+/// Whether every input of a call is immutable (`immutable.rs`): the
+/// moving mode's condition, as PostgreSQL keeps to the plain functions
+/// when an argument or the FILTER calls a volatile function.
+fn steady(inputs: &[Scalar], source: &(impl Columns + ?Sized)) -> bool {
+    let mut read = Vec::new();
+    for a in inputs {
+        a.columns(&mut read);
+    }
+    let width = read.iter().max().map_or(0, |m| m + 1);
+    let row: Vec<SqlType> = (0..width).map(|p| source.type_at(p)).collect();
+    inputs.iter().all(|a| crate::immutable::immutable(a, &row))
+}
+
+/// A window aggregate's FILTER set on its call; a user-defined
+/// aggregate keeps its moving mode only when the filter is immutable.
+pub fn filtered(call: &mut Call, filter: Scalar, source: &(impl Columns + ?Sized)) {
+    if let Some(user) = &mut call.user
+        && user.moving.is_some()
+        && !steady(std::slice::from_ref(&filter), source)
+    {
+        Arc::make_mut(user).moving = None;
+    }
+    call.filter = Some(filter);
+}
+
 /// A call's aggregate, bound: what `aggregate.rs` runs.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Bound {
@@ -958,14 +983,7 @@ pub fn bind_call<C: Columns + ?Sized>(
     // PostgreSQL keeps to the plain functions when an argument calls a
     // volatile function (restarting would show); folio asks whether
     // each argument is immutable (`immutable.rs`).
-    let mut read = Vec::new();
-    for a in &args {
-        a.columns(&mut read);
-    }
-    let width = read.iter().max().map_or(0, |m| m + 1);
-    let row: Vec<SqlType> = (0..width).map(|p| source.type_at(p)).collect();
-    let steady = args.iter().all(|a| crate::immutable::immutable(a, &row));
-    if let Some(moving) = prepared.moving.as_ref().filter(|_| steady) {
+    if let Some(moving) = prepared.moving.as_ref().filter(|_| steady(&args, source)) {
         bound.moving = Some(Box::new(bind_functions(moving, &types)?));
     }
     let ty = match &bound.finish {
@@ -1104,10 +1122,11 @@ pub type Frame = ((usize, usize), [(usize, usize); 3]);
 /// that entered its end added; it starts afresh at the partition's
 /// first row, when the frame was empty, when rows are excluded, or when
 /// the inverse function cannot take a row out. `frames`: each row's
-/// frame `[start, end)` and the rows it excludes; `inputs`: each row's.
+/// frame `[start, end)` and the rows it excludes; `inputs`: each row's
+/// (none for a row the FILTER does not take).
 pub fn moving_window(
     bound: &Bound,
-    inputs: &[(Value, Value)],
+    inputs: &[Option<(Value, Value)>],
     frames: &[Frame],
 ) -> Result<Vec<Value>, SqlError> {
     let mut out = Vec::with_capacity(frames.len());
@@ -1126,8 +1145,9 @@ pub fn moving_window(
         let excludes = segments[1..].iter().any(|(a, b)| a < b) || segments[0] != (head, end);
         let mut restart = current == 0 || upto <= head || excludes;
         while !restart && base < head {
-            let (v, d) = inputs[base].clone();
-            restart = !bound.remove(&mut state, v, d)?;
+            if let Some((v, d)) = inputs[base].clone() {
+                restart = !bound.remove(&mut state, v, d)?;
+            }
             base += 1;
         }
         base = head;
@@ -1137,8 +1157,7 @@ pub fn moving_window(
         }
         while upto < end {
             let inside = segments.iter().any(|(a, b)| (*a..*b).contains(&upto));
-            if inside {
-                let (v, d) = inputs[upto].clone();
+            if inside && let Some((v, d)) = inputs[upto].clone() {
                 bound.add(&mut state, v, d)?;
             }
             upto += 1;

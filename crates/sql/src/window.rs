@@ -279,10 +279,26 @@ impl<'a, C: Columns + ?Sized> WindowBinder<'a, C> {
         if crate::ordered_set::OrderedSet::of(&name).is_some() {
             return Err(crate::ordered_set::over_refused(&name));
         }
-        if f.filter.is_some() || !f.within_group.is_empty() || f.null_treatment.is_some() {
+        if !f.within_group.is_empty() || f.null_treatment.is_some() {
             return Err(SqlError::unsupported(format!(
-                "FILTER, WITHIN GROUP or IGNORE NULLS in the window call {name}"
+                "WITHIN GROUP or IGNORE NULLS in the window call {name}"
             )));
+        }
+        if let Some(filter) = &f.filter {
+            if Kind::of(&name).is_some() {
+                return Err(SqlError::new(
+                    "0A000",
+                    "FILTER is not implemented for non-aggregate window functions",
+                ));
+            }
+            // Before the arguments are bound: an aggregate here would
+            // otherwise make the query a grouped one.
+            if aggregate::contains_aggregate(filter) {
+                return Err(SqlError::new(
+                    "42803",
+                    "aggregate functions are not allowed in FILTER",
+                ));
+            }
         }
         let FunctionArguments::List(list) = &f.args else {
             return Err(SqlError::unsupported(format!("{f}")));
@@ -323,7 +339,10 @@ impl<'a, C: Columns + ?Sized> WindowBinder<'a, C> {
                         "DISTINCT is not implemented for window functions",
                     ));
                 }
-                let call = aggregate::bind_call(f, self.inner)?;
+                let mut call = aggregate::bind_call(f, self.inner)?;
+                if let Some(filter) = &f.filter {
+                    self.filter(&mut call, filter)?;
+                }
                 let ty = call.ty;
                 (WindowFunc::Aggregate(Box::new(call)), Vec::new(), ty)
             }
@@ -383,6 +402,20 @@ impl<'a, C: Columns + ?Sized> WindowBinder<'a, C> {
             ty,
         });
         Ok(Scalar::Column(WINDOW_BASE + windows.calls.len() - 1))
+    }
+
+    /// A window aggregate's `FILTER (WHERE cond)`: the rows of its frame
+    /// it takes (a boolean over the input row, no window call inside).
+    fn filter(&self, call: &mut Call, cond: &Expr) -> Result<(), SqlError> {
+        if contains_window(cond) {
+            return Err(windowing_error(
+                "window functions are not allowed in FILTER",
+            ));
+        }
+        let bound = scalar::bind(cond, self.inner)?;
+        scalar::require_bool(&bound, self.inner, "FILTER", cond)?;
+        crate::user_aggregates::filtered(call, bound, self.inner);
+        Ok(())
     }
 
     /// A window function's result type (PostgreSQL's: bigint ranks,
@@ -501,7 +534,7 @@ impl Windows {
         for c in &self.calls {
             out.extend(&c.args);
             if let WindowFunc::Aggregate(call) = &c.func {
-                out.extend(call.arg.iter().chain(&call.delimiter));
+                out.extend(call.arg.iter().chain(&call.delimiter).chain(&call.filter));
             }
         }
         out
@@ -800,9 +833,15 @@ impl Partition<'_, '_> {
     /// An aggregate over each row's frame, its offsets evaluated in
     /// `extent` (see `window_frame.rs`'s "Cost").
     fn aggregates(&self, aggregate: &Call, extent: &Extent) -> Result<Vec<Value>, SqlError> {
-        // Each row's argument and delimiter, once.
-        let inputs: Vec<(Value, Value)> = (0..self.places.len())
+        // Each row's argument and delimiter, once; none for a row its
+        // FILTER does not take.
+        let inputs: Vec<Option<(Value, Value)>> = (0..self.places.len())
             .map(|p| {
+                if let Some(filter) = &aggregate.filter
+                    && !filter.accepts(&self.rows[self.order[p]], self.env)?
+                {
+                    return Ok(None);
+                }
                 let value = match &aggregate.arg {
                     Some(arg) => self.eval(arg, p)?,
                     None => Value::Bool(true),
@@ -811,7 +850,7 @@ impl Partition<'_, '_> {
                     Some(d) => self.eval(d, p)?,
                     None => Value::Null,
                 };
-                Ok((value, delimiter))
+                Ok(Some((value, delimiter)))
             })
             .collect::<Result<_, SqlError>>()?;
         if let Some(moving) = aggregate.user.as_deref().and_then(|u| u.moving())
@@ -843,15 +882,16 @@ impl Partition<'_, '_> {
                 // The frame only grows: add the rows it gained.
                 let (_, end) = segments[0];
                 while added < end {
-                    let (v, d) = inputs[added].clone();
-                    running.add(v, d)?;
+                    if let Some((v, d)) = inputs[added].clone() {
+                        running.add(v, d)?;
+                    }
                     added += 1;
                 }
                 running.value()?
             } else {
                 let mut fresh = Accumulator::new(aggregate);
                 for (start, end) in segments {
-                    for (v, d) in &inputs[start..end] {
+                    for (v, d) in inputs[start..end].iter().flatten() {
                         fresh.add(v.clone(), d.clone())?;
                     }
                 }

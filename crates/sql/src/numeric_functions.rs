@@ -42,8 +42,7 @@ use folio_row::{Numeric, Rounding};
 const MIN_SIG_DIGITS: i32 = 16;
 /// PostgreSQL's `NUMERIC_MAX_DISPLAY_SCALE`.
 const MAX_DISPLAY_SCALE: i32 = 1000;
-/// PostgreSQL's `NUMERIC_MAX_RESULT_SCALE`: the bound on `round`'s and
-/// `trunc`'s places and on exp's estimate.
+/// PostgreSQL's `NUMERIC_MAX_RESULT_SCALE`: the bound on exp's estimate.
 const MAX_RESULT_SCALE: i32 = 2 * MAX_DISPLAY_SCALE;
 /// log10(e) and ln(10) as PostgreSQL writes them in its estimates: its
 /// digits, not the closest double's, so an estimate at a boundary cuts
@@ -98,10 +97,14 @@ pub fn div_trunc(a: &Numeric, b: &Numeric) -> Result<Numeric, SqlError> {
 }
 
 /// `round(x, digits)` (`trunc` with [`Rounding::TowardZero`]): at
-/// `digits` places, shown with `max(digits, 0)`; the places are bounded
-/// as PostgreSQL bounds them.
+/// `digits` places, shown with `max(digits, 0)`. The places are bounded
+/// as PostgreSQL 15.18 bounds them: no more than a numeric's largest
+/// scale after the point, and before it one place past a numeric's
+/// widest whole part (so every value rounds to 0 there; a largest value
+/// rounded up one place before it overflows, 22003).
 pub fn round(x: &Numeric, digits: i64, how: Rounding) -> Result<Numeric, SqlError> {
-    let digits = digits.clamp(i64::from(-MAX_RESULT_SCALE), i64::from(MAX_RESULT_SCALE)) as i32;
+    let lowest = -i64::from(folio_row::MAX_WHOLE_DIGITS) - 1;
+    let digits = digits.clamp(lowest, i64::from(folio_row::MAX_NUMERIC_SCALE)) as i32;
     Ok(x.round_to(digits, how)?)
 }
 

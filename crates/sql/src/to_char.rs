@@ -337,9 +337,25 @@ pub fn format_number(value: &folio_row::Value, template: &str) -> Result<String,
         .chain(std::iter::repeat('0'))
         .take(frac_places)
         .collect();
-    // A zero integer part shows its units digit only without fraction
-    // places.
-    if int_digits.is_empty() && frac_places == 0 {
+    // The fraction places, left to right: whether each is a `0`.
+    let frac_kinds: Vec<bool> = point.map_or(Vec::new(), |p| {
+        tokens[p..]
+            .iter()
+            .filter_map(|t| match t {
+                NumToken::Digit { zero } => Some(*zero),
+                _ => None,
+            })
+            .collect()
+    });
+    // Fraction digits shown with FM: trailing zeros at `9` places go.
+    let mut frac_fm = frac_places;
+    while frac_fm > 0 && !frac_kinds[frac_fm - 1] && frac_digits[frac_fm - 1] == '0' {
+        frac_fm -= 1;
+    }
+    // A zero integer part shows its units digit only when no other digit
+    // would show: without fraction places, or with FM when the fraction's
+    // digits all go (`to_char(0.001, 'FM9.99')` is `0.`).
+    if int_digits.is_empty() && (frac_places == 0 || (fill && frac_fm == 0)) {
         int_digits = "0".into();
     }
     let overflow = int_digits.len() > int_places;
@@ -358,26 +374,15 @@ pub fn format_number(value: &folio_row::Value, template: &str) -> Result<String,
             false => None,
         })
         .collect();
-    // Fraction digits kept: with FM, trailing zeros at `9` places go.
-    let frac_kinds: Vec<bool> = point.map_or(Vec::new(), |p| {
-        tokens[p..]
-            .iter()
-            .filter_map(|t| match t {
-                NumToken::Digit { zero } => Some(*zero),
-                _ => None,
-            })
-            .collect()
-    });
     // NaN's or an infinity's word, where it fits, is printed without a
     // point or fraction (PostgreSQL prints the numeric's text, which has
     // no point, into the places).
     let word = !overflow && special;
-    let mut frac_shown = if word { 0 } else { frac_places };
-    if fill {
-        while frac_shown > 0 && !frac_kinds[frac_shown - 1] && frac_digits[frac_shown - 1] == '0' {
-            frac_shown -= 1;
-        }
-    }
+    let frac_shown = match (word, fill) {
+        (true, _) => 0,
+        (false, true) => frac_fm,
+        (false, false) => frac_places,
+    };
     let explicit = tokens
         .iter()
         .any(|t| matches!(t, NumToken::Sign | NumToken::Minus | NumToken::Brackets));

@@ -80,8 +80,9 @@ impl Catalog {
     /// Drops every temporary view, table and sequence of namespace
     /// `namespace` (`None`: of every namespace), the tables with their
     /// indexes and owned sequences, in `txn`; the number dropped. Views go first (they
-    /// read the tables), a view another temporary view reads after it, and
-    /// a table another temporary table's foreign key references after it.
+    /// read the tables), a view another temporary view reads after it, a
+    /// table another temporary table's foreign key references after it,
+    /// and an inheritance parent or partitioned table after its children.
     pub fn drop_temp_tables(
         &self,
         txn: &mut Transaction,
@@ -99,8 +100,9 @@ impl Catalog {
             .collect();
         let total = left.len();
         // Each round drops the tables no other temporary table references
-        // (a permanent one cannot: the SQL layer refuses such keys); a
-        // cycle of keys stops the rounds at `total`, an error.
+        // and no table inherits from (a permanent one can do neither: the
+        // SQL layer refuses it); a cycle of keys stops the rounds at
+        // `total`, an error.
         for _ in 0..=total {
             if left.is_empty() {
                 break;
@@ -114,7 +116,11 @@ impl Catalog {
                     .referenced_by
                     .iter()
                     .any(|fk| fk.table_oid != table.oid && split_temp_name(&fk.table).is_some());
-                if referenced {
+                // A parent goes after its children and partitions (each
+                // names it; dropped first, it would leave them naming a
+                // missing table).
+                let parent = !table.children.is_empty() || !table.partitions.is_empty();
+                if referenced || parent {
                     kept.push(name);
                 } else {
                     self.drop_table(txn, &name)?;

@@ -327,11 +327,13 @@ pub fn plan_insert_into(
     let overriding = crate::overriding::of(insert)?;
     let none: &[(String, SqlType)] = &[];
     // A VALUES row with set-returning calls is a SELECT of its values
-    // (`project_set.rs`).
+    // (`project_set.rs`), and so is one row with a subquery (and no
+    // DEFAULT), whose subqueries then run as a select list's do.
     let selected = (insert.source.as_deref())
         .map(crate::project_set::values_as_select)
         .transpose()?
-        .flatten();
+        .flatten()
+        .or_else(|| insert.source.as_deref().and_then(sublink_row_as_select));
     let source = match selected.as_ref().or(insert.source.as_deref()) {
         // DEFAULT VALUES: one row of defaults.
         None if !listed => Source::Values(vec![Vec::new()]),
@@ -482,6 +484,34 @@ fn query_item(query: &Query, i: usize) -> Option<&Expr> {
         .all(|item| expr(item).is_some())
     {
         true => expr(select.projection.get(i)?),
+        false => None,
+    }
+}
+
+/// An INSERT's `VALUES (row)` of one row holding a subquery and no
+/// DEFAULT, as `SELECT row` (`project_set::row_as_select`): a VALUES
+/// row's values are bound without subqueries. Several rows stay VALUES
+/// (0A000 for a subquery there).
+fn sublink_row_as_select(source: &Query) -> Option<Query> {
+    let SetExpr::Values(values) = source.body.as_ref() else {
+        return None;
+    };
+    let [row] = values.rows.as_slice() else {
+        return None;
+    };
+    let sublink = |e: &Expr| {
+        let mut found = false;
+        let _ = sqlparser::ast::visit_expressions(e, |e| {
+            found |= matches!(
+                e,
+                Expr::Subquery(_) | Expr::Exists { .. } | Expr::InSubquery { .. }
+            );
+            std::ops::ControlFlow::<()>::Continue(())
+        });
+        found
+    };
+    match row.iter().any(sublink) && !row.iter().any(is_default) {
+        true => crate::project_set::row_as_select(source),
         false => None,
     }
 }

@@ -142,6 +142,18 @@ pub(crate) fn values_as_select(source: &Query) -> Result<Option<Query>, SqlError
     if !row.iter().any(contains_srf) {
         return Ok(None);
     }
+    Ok(row_as_select(source))
+}
+
+/// A one-row `VALUES (row)` query as `SELECT row` (its ORDER BY, LIMIT
+/// and WITH kept); `None` for any other query.
+pub(crate) fn row_as_select(source: &Query) -> Option<Query> {
+    let SetExpr::Values(values) = source.body.as_ref() else {
+        return None;
+    };
+    let [row] = values.rows.as_slice() else {
+        return None;
+    };
     let mut select = match sqlparser::parser::Parser::parse_sql(
         &sqlparser::dialect::PostgreSqlDialect {},
         "SELECT 1",
@@ -151,14 +163,14 @@ pub(crate) fn values_as_select(source: &Query) -> Result<Option<Query>, SqlError
     {
         Some(sqlparser::ast::Statement::Query(q)) => match *q.body {
             SetExpr::Select(select) => select,
-            _ => return Ok(None),
+            _ => return None,
         },
-        _ => return Ok(None),
+        _ => return None,
     };
     select.projection = row.iter().cloned().map(SelectItem::UnnamedExpr).collect();
     let mut query = source.clone();
     query.body = Box::new(SetExpr::Select(select));
-    Ok(Some(query))
+    Some(query)
 }
 
 /// A call's argument expressions.

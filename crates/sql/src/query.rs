@@ -2048,7 +2048,7 @@ pub(crate) fn column_name(expr: &Expr) -> String {
         Expr::TypedString(typed) => crate::types::column_type(&typed.data_type)
             .map_or_else(|_| UNNAMED.into(), |ty| crate::types::typname(ty).into()),
         // A scalar subquery: the name of its one column (of its first
-        // SELECT, for a set operation).
+        // SELECT, for a set operation; a VALUES list's is `column1`).
         Expr::Subquery(query) => {
             let mut body = &*query.body;
             loop {
@@ -2064,6 +2064,7 @@ pub(crate) fn column_name(expr: &Expr) -> String {
                     Some(SelectItem::UnnamedExpr(expr)) => column_name(expr),
                     _ => UNNAMED.into(),
                 },
+                SetExpr::Values(_) => "column1".into(),
                 _ => UNNAMED.into(),
             }
         }

@@ -341,6 +341,9 @@ fn plan(cx: &Ctx<'_>, txn: &Transaction, cte: &Cte) -> Result<Union, SqlError> {
         ));
     }
     check_types(&cte.name, &base.types, &step.types)?;
+    if !cte.all {
+        check_hashable(&base.types)?;
+    }
     Ok(Union {
         types: base.types.clone(),
         source: Source::Recursive {
@@ -381,6 +384,33 @@ fn check_types(name: &str, base: &[SqlType], step: &[SqlType]) -> Result<(), Sql
         }
     }
     Ok(())
+}
+
+/// PostgreSQL's 0A000 for a recursive UNION (not ALL) over a column
+/// whose type has no hash operator class there (money, bit, varbit,
+/// tsvector, tsquery, or an array of one): PostgreSQL finds each new
+/// row's duplicates by hashing and cannot run such a union. folio
+/// compares values and could, but a query PostgreSQL refuses is refused
+/// here too.
+fn check_hashable(types: &[SqlType]) -> Result<(), SqlError> {
+    fn hashable(ty: SqlType) -> bool {
+        match ty {
+            SqlType::Money
+            | SqlType::Bit(_)
+            | SqlType::VarBit(_)
+            | SqlType::TsVector
+            | SqlType::TsQuery => false,
+            SqlType::Array(element) => hashable(*element),
+            _ => true,
+        }
+    }
+    match types.iter().all(|&ty| hashable(ty)) {
+        true => Ok(()),
+        false => Err(
+            SqlError::new("0A000", "could not implement recursive UNION")
+                .with_detail("All column datatypes must be hashable."),
+        ),
+    }
 }
 
 /// Runs a recursive union (see the module's "Running"), stopping once it

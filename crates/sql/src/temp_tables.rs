@@ -37,8 +37,9 @@ use crate::schemas::{self, SearchPath};
 use folio_catalog::{temp_name, temp_schema, temp_schema_number};
 use folio_db::{Database, Durability, Isolation, Transaction};
 use sqlparser::ast::{
-    AlterIndexOperation, AlterTableOperation, ColumnOption, CreateTable, Ident, ObjectName,
-    ObjectNamePart, ObjectType, OnCommit, Query, Statement, TableConstraint, VisitMut, VisitorMut,
+    AlterIndexOperation, AlterTableOperation, ColumnOption, CreateTable, FromTable, Ident,
+    ObjectName, ObjectNamePart, ObjectType, OnCommit, Query, Statement, TableConstraint,
+    TableFactor, TableObject, VisitMut, VisitorMut,
 };
 use std::cell::{Cell, RefCell};
 use std::ops::ControlFlow;
@@ -438,6 +439,28 @@ fn self_reference(target: &mut ObjectName, created: &ObjectName, temp: bool) -> 
     temp && itself
 }
 
+/// The table an INSERT, UPDATE, DELETE or MERGE writes, as written.
+fn change_target(statement: &mut Statement) -> Option<&mut ObjectName> {
+    let written = match statement {
+        Statement::Insert(insert) => match &mut insert.table {
+            TableObject::TableName(name) => return Some(name),
+            _ => return None,
+        },
+        Statement::Update { table, .. } => &mut table.relation,
+        Statement::Delete(delete) => match &mut delete.from {
+            FromTable::WithFromKeyword(from) | FromTable::WithoutKeyword(from) => {
+                &mut from.first_mut()?.relation
+            }
+        },
+        Statement::Merge { table, .. } => table,
+        _ => return None,
+    };
+    match written {
+        TableFactor::Table { name, .. } => Some(name),
+        _ => None,
+    }
+}
+
 /// The table a foreign key constraint references.
 fn constraint_target(constraint: &mut TableConstraint) -> Option<&mut ObjectName> {
     match constraint {
@@ -454,8 +477,12 @@ struct Resolver<'a, 'c> {
     /// The schemas the statement creates something in, to lock `FOR
     /// SHARE` once resolved.
     lock: Vec<String>,
-    /// The names of the CTEs in scope (a CTE's name shadows a table's).
+    /// The names of the CTEs in scope (a CTE's name shadows a table's),
+    /// innermost last.
     ctes: Vec<String>,
+    /// For each query being visited, how many names `ctes` held before
+    /// its WITH: its names leave scope when its visit ends.
+    scopes: Vec<usize>,
     /// The first error the visit met.
     error: Option<SqlError>,
 }
@@ -468,6 +495,7 @@ impl<'a, 'c> Resolver<'a, 'c> {
             txn,
             path,
             ctes: Vec::new(),
+            scopes: Vec::new(),
             error: None,
             lock: Vec::new(),
         }
@@ -685,11 +713,38 @@ impl VisitorMut for Resolver<'_, '_> {
     type Break = ();
 
     fn pre_visit_query(&mut self, query: &mut Query) -> ControlFlow<()> {
+        self.scopes.push(self.ctes.len());
         if let Some(with) = &query.with {
             self.ctes
                 .extend(with.cte_tables.iter().map(|c| names::ident(&c.alias.name)));
         }
         ControlFlow::Continue(())
+    }
+
+    fn post_visit_query(&mut self, _: &mut Query) -> ControlFlow<()> {
+        if let Some(depth) = self.scopes.pop() {
+            self.ctes.truncate(depth);
+        }
+        ControlFlow::Continue(())
+    }
+
+    fn pre_visit_statement(&mut self, statement: &mut Statement) -> ControlFlow<()> {
+        // The table a row change writes is never a CTE, whatever the
+        // WITH around it names (PostgreSQL's rule): resolved here past
+        // the CTE names in scope, so its visit finds it resolved.
+        let Some(target) = change_target(statement) else {
+            return ControlFlow::Continue(());
+        };
+        let ctes = std::mem::take(&mut self.ctes);
+        let resolved = self.existing(target);
+        self.ctes = ctes;
+        match resolved {
+            Ok(()) => ControlFlow::Continue(()),
+            Err(e) => {
+                self.error = Some(e);
+                ControlFlow::Break(())
+            }
+        }
     }
 
     fn pre_visit_relation(&mut self, relation: &mut ObjectName) -> ControlFlow<()> {

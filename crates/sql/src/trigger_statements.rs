@@ -33,7 +33,8 @@ pub fn create(
         return Err(SqlError::syntax("syntax error at or near \"TRIGGER\""));
     };
     refuse_unsupported(create)?;
-    let table_name = names::relation(&create.table_name)?;
+    // The session's temporary table of the name first, as any reference.
+    let table_name = crate::temp_tables::existing_name(cx, txn, &create.table_name)?;
     let bare = folio_catalog::unqualified(&table_name).to_string();
     let row = create.trigger_object == TriggerObject::Row;
     let instead = create.period == TriggerPeriod::InsteadOf;
@@ -339,7 +340,7 @@ pub fn drop(
     let Some(table) = &drop.table_name else {
         return Err(SqlError::syntax("syntax error at end of input"));
     };
-    let table_name = names::relation(table)?;
+    let table_name = crate::temp_tables::existing_name(cx, txn, table)?;
     let bare = folio_catalog::unqualified(&table_name).to_string();
     let name = names::relation(&drop.trigger_name)?;
     // A view's triggers are INSTEAD OF ones.

@@ -1743,6 +1743,15 @@ fn scalar_subqueries_name_their_result_columns() {
             "a", "x", "B", "?column?", "count", "?column?", "?column?", "coalesce"
         ]
     );
+    // A VALUES subquery's column is `column1`, also under a WITH
+    // (with.sql's `(with cte(foo) as (values(f1)) values((select foo
+    // from cte)))`; before, `?column?`).
+    let sql = "select (values (1)), (with c as (select 1) values ((select 2)))";
+    let Some(Output::Rows { columns, .. }) = ok(&mut s, sql).pop() else {
+        panic!("{sql}: no rows");
+    };
+    let names: Vec<&str> = columns.iter().map(|c: &Column| c.name.as_str()).collect();
+    assert_eq!(names, ["column1", "column1"]);
 }
 
 // Proves TRUNCATE ... CASCADE says which tables it added, in PostgreSQL

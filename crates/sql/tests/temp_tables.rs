@@ -172,6 +172,25 @@ fn temporary_tables_are_dropped_when_their_session_ends() {
     assert_eq!(catalog_tables(&db), ["kept"]);
 }
 
+// Proves temporary inheritance parents are dropped after their children when their session ends, so nothing is left naming
+// a dropped table and the next session may make temporary tables (before,
+// the parent went first and every later CREATE TEMP TABLE failed, "the
+// catalog is corrupt").
+#[test]
+fn temporary_parents_are_dropped_after_their_children() {
+    let (_dir, _, db) = common::fresh();
+    let mut a = Session::new(db.clone());
+    ok(&mut a, "create temp table parent (id int, val text)");
+    ok(&mut a, "create temp table child1 () inherits (parent)");
+    ok(&mut a, "create temp table child2 () inherits (parent)");
+    ok(&mut a, "create temp table grandchild () inherits (child1)");
+    drop(a);
+    assert_eq!(catalog_tables(&db), Vec::<String>::new());
+    let mut b = Session::new(db.clone());
+    ok(&mut b, "create temp table q (x int)");
+    assert_eq!(rows(&mut b, TEMP_CLASSES), ["q pg_temp_1"]);
+}
+
 // Proves nothing of a temporary table survives a crash: a session's
 // committed temporary tables, never dropped because the process died
 // (its session never ended), are gone when the database opens again;

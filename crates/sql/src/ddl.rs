@@ -126,6 +126,7 @@ pub fn create_table(
             }
         }
         columns.push(ColumnDef {
+            local: true,
             name: column_name,
             type_oid: crate::domains::type_oid(&column.data_type, ty),
             typmod: ty.typmod(),
@@ -328,6 +329,7 @@ pub(crate) fn query_columns(
         }
         types::storable(*ty)?;
         columns.push(ColumnDef {
+            local: true,
             name,
             type_oid: ty.oid(),
             typmod: ty.typmod(),
@@ -1664,6 +1666,7 @@ fn add_column(
         }
     }
     let def = ColumnDef {
+        local: true,
         name: column_name.clone(),
         type_oid: crate::domains::type_oid(&column.data_type, ty),
         typmod: ty.typmod(),

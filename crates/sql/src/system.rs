@@ -984,9 +984,9 @@ impl SystemRelation {
                         .expect("a pg_attribute column")
                 };
                 for table in &tables {
-                    let parents = crate::inheritance::counts::parents_among(&table, &tables);
+                    let parents = crate::inheritance::counts::parents_among(table, &tables);
                     for (n, column) in table.columns.iter().enumerate() {
-                        let identity = match identity(&sequences, &table, n) {
+                        let identity = match identity(&sequences, table, n) {
                             Some(s) if s.always => "a",
                             Some(_) => "d",
                             None => "",
@@ -999,7 +999,7 @@ impl SystemRelation {
                             column.type_oid,
                             column.typmod,
                             column.not_null,
-                            default_shown(&sequences, &table, n).is_some() || generated,
+                            default_shown(&sequences, table, n).is_some() || generated,
                             identity,
                         );
                         if generated {
@@ -1018,7 +1018,7 @@ impl SystemRelation {
                         out.push(dropped_attribute_row(table.oid as i64, dropped));
                     }
                     for index in &table.indexes {
-                        let columns = crate::index_exprs::index_columns(&table, index);
+                        let columns = crate::index_exprs::index_columns(table, index);
                         out.extend(plain_attribute_rows(index.oid, columns.iter()));
                     }
                 }

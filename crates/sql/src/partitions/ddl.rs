@@ -79,9 +79,7 @@ pub fn create(
         table.columns = columns_of(&parent)?;
         parent_bound = Some((parent, bound));
     }
-    if spec.by.is_some()
-        && (table.constraints.iter()).any(crate::inheritance::syntax::no_inherit)
-    {
+    if spec.by.is_some() && (table.constraints.iter()).any(crate::inheritance::syntax::no_inherit) {
         return Err(SqlError::new(
             "42P16",
             format!(

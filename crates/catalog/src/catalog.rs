@@ -931,6 +931,28 @@ impl Catalog {
         Ok(true)
     }
 
+    /// Marks column `column` of table `table_name` declared by the table
+    /// (`local`) or only inherited (PostgreSQL's `attislocal`; folio-sql
+    /// README "Table inheritance"): its `folio.attribute` row updated
+    /// under the table's DDL lock. 42703 if there is no such column.
+    pub fn set_column_local(
+        &self,
+        txn: &mut Transaction,
+        table_name: &str,
+        column: &str,
+        local: bool,
+    ) -> Result<(), CatalogError> {
+        let table = self.lock_table(txn, table_name)?;
+        self.lock_for_ddl(txn, table.oid, LockMode::AccessExclusive)?;
+        let (tid, mut row) =
+            attribute_named(self.attribute_rows(txn, table.oid)?, table_name, column)?;
+        if row.column.local == local {
+            return Ok(());
+        }
+        row.column.local = local;
+        self.update_attribute(txn, tid, &row, table_name)
+    }
+
     /// `ALTER TABLE table_name RENAME [COLUMN] old TO new`: the column's
     /// `folio.attribute` row renamed under the table's `ACCESS EXCLUSIVE`
     /// lock, and each CHECK constraint's text passed through `rewrite`

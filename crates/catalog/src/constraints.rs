@@ -310,6 +310,45 @@ impl Catalog {
         name: &str,
         validated: bool,
     ) -> Result<(), CatalogError> {
+        self.change_constraint(txn, table_name, name, |def| def.validated = validated)
+    }
+
+    /// Marks CHECK `name` of table `table_name` declared by the table
+    /// (`local`) or only inherited (PostgreSQL's `conislocal`; folio-sql
+    /// README "Table inheritance"), under the table's DDL lock. 42704 if
+    /// the table has no such constraint.
+    pub fn set_constraint_local(
+        &self,
+        txn: &mut Transaction,
+        table_name: &str,
+        name: &str,
+        local: bool,
+    ) -> Result<(), CatalogError> {
+        self.change_constraint(txn, table_name, name, |def| def.local = local)
+    }
+
+    /// Marks CHECK `name` of table `table_name` `NO INHERIT` (PostgreSQL's
+    /// `connoinherit`: children do not receive it), under the table's DDL
+    /// lock. 42704 if the table has no such constraint.
+    pub fn set_constraint_no_inherit(
+        &self,
+        txn: &mut Transaction,
+        table_name: &str,
+        name: &str,
+        no_inherit: bool,
+    ) -> Result<(), CatalogError> {
+        self.change_constraint(txn, table_name, name, |def| def.no_inherit = no_inherit)
+    }
+
+    /// Constraint `name` of table `table_name` passed through `change`
+    /// and saved where it changed, under the table's DDL lock.
+    fn change_constraint(
+        &self,
+        txn: &mut Transaction,
+        table_name: &str,
+        name: &str,
+        change: impl FnOnce(&mut ConstraintDef),
+    ) -> Result<(), CatalogError> {
         let table = self.lock_table(txn, table_name)?;
         self.lock_for_ddl(txn, table.oid, LockMode::AccessExclusive)?;
         let (tid, mut def) = (self.constraint_rows(txn, table.oid)?.into_iter())
@@ -318,10 +357,11 @@ impl Catalog {
                 table: table_name.to_string(),
                 name: name.to_string(),
             })?;
-        if def.validated == validated {
+        let before = def.clone();
+        change(&mut def);
+        if def == before {
             return Ok(());
         }
-        def.validated = validated;
         self.update_constraint(txn, tid, &def)
     }
 
@@ -550,6 +590,8 @@ impl Catalog {
             });
         }
         let def = ConstraintDef {
+            local: true,
+            no_inherit: false,
             oid: self.next_oid()?,
             name: name.to_string(),
             table_oid: table.oid,

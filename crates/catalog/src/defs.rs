@@ -22,6 +22,11 @@ pub struct ColumnDef {
     /// else -1 (PostgreSQL's `atttypmod`).
     pub typmod: i32,
     pub not_null: bool,
+    /// Declared by the table itself, not only received from inheritance
+    /// parents (PostgreSQL's `attislocal`; folio-sql README "Table
+    /// inheritance"). How many parents give it (`attinhcount`) is not
+    /// stored: it is the number of parents with a column of the name.
+    pub local: bool,
 }
 
 /// An index of a table.
@@ -280,6 +285,14 @@ pub struct ConstraintDef {
     /// (`DEFERRABLE`, foreign keys only; PostgreSQL's `condeferrable` and
     /// `condeferred`). Stored in the same trailing byte.
     pub deferrable: Deferrable,
+    /// A CHECK declared by the table itself, not only received from
+    /// inheritance parents (PostgreSQL's `conislocal`); `coninhcount` is
+    /// not stored: it is the number of parents with an inheritable CHECK
+    /// of the name. Stored in the trailing flags byte (clear: local).
+    pub local: bool,
+    /// A CHECK declared `NO INHERIT`: children do not receive it
+    /// (PostgreSQL's `connoinherit`). In the trailing flags byte.
+    pub no_inherit: bool,
 }
 
 /// `[NOT] DEFERRABLE [INITIALLY DEFERRED | INITIALLY IMMEDIATE]` of a
@@ -317,6 +330,10 @@ const FLAG_MATCH_FULL: u8 = 8;
 /// A foreign key's `ON DELETE SET NULL / SET DEFAULT (columns)`: the
 /// columns follow the flags byte (count, then each).
 const FLAG_SET_COLUMNS: u8 = 16;
+/// A CHECK only inherited, not declared by its table (`!local`).
+const FLAG_INHERITED: u8 = 32;
+/// A CHECK declared `NO INHERIT`.
+const FLAG_NO_INHERIT: u8 = 64;
 
 /// What a constraint is. Expressions are SQL text (the SQL layer parses
 /// and binds them; the catalog does not evaluate them).
@@ -531,8 +548,16 @@ impl ConstraintDef {
             || self.deferrable.is_deferrable()
             || match_full
             || !set_columns.is_empty()
+            || !self.local
+            || self.no_inherit
         {
             let mut flags = 0;
+            if !self.local {
+                flags |= FLAG_INHERITED;
+            }
+            if self.no_inherit {
+                flags |= FLAG_NO_INHERIT;
+            }
             if match_full {
                 flags |= FLAG_MATCH_FULL;
             }
@@ -641,6 +666,8 @@ impl ConstraintDef {
             kind,
             validated: flags & FLAG_VALIDATED != 0,
             deferrable,
+            local: flags & FLAG_INHERITED == 0,
+            no_inherit: flags & FLAG_NO_INHERIT != 0,
         })
     }
 }
@@ -965,7 +992,8 @@ pub(crate) struct AttributeRow {
     pub column: ColumnDef,
     /// Dropped (`ALTER TABLE ... DROP COLUMN`): bit 1 of the byte whose
     /// bit 0 is `not_null` (rows written before drops existed have it
-    /// clear).
+    /// clear). Bit 2 is set when the column is not `local` (so rows
+    /// written before inheritance read as local).
     pub dropped: bool,
 }
 
@@ -977,7 +1005,9 @@ impl AttributeRow {
             .str(&self.column.name)
             .u32(self.column.type_oid)
             .i32(self.column.typmod)
-            .u8(self.column.not_null as u8 | (self.dropped as u8) << 1);
+            .u8(self.column.not_null as u8
+                | (self.dropped as u8) << 1
+                | (!self.column.local as u8) << 2);
         w.0
     }
 
@@ -986,7 +1016,7 @@ impl AttributeRow {
         let (table_oid, number) = (r.u64()?, r.u16()?);
         let (name, type_oid, typmod) = (r.str()?, r.u32()?, r.i32()?);
         let flags = r.u8()?;
-        if flags > 3 {
+        if flags > 7 {
             return Err(format!("column flags {flags:#04x}"));
         }
         r.end()?;
@@ -998,6 +1028,7 @@ impl AttributeRow {
                 type_oid,
                 typmod,
                 not_null: flags & 1 != 0,
+                local: flags & 4 == 0,
             },
             dropped: flags & 2 != 0,
         })
@@ -1186,6 +1217,7 @@ mod tests {
             table_oid: 16383,
             number: 1,
             column: ColumnDef {
+                local: true,
                 name: "abalance".into(),
                 type_oid: 23,
                 typmod: -1,
@@ -1245,16 +1277,20 @@ mod tests {
             ];
             for validated in [true, false] {
                 for deferrable in deferrables {
-                    let c = ConstraintDef {
-                        oid: 16400,
-                        name: "t_a_check".into(),
-                        table_oid: 16383,
-                        table: String::new(),
-                        kind: kind.clone(),
-                        validated,
-                        deferrable,
-                    };
-                    assert_eq!(ConstraintDef::decode(&c.encode()), Ok(c));
+                    for (local, no_inherit) in [(true, false), (false, false), (true, true)] {
+                        let c = ConstraintDef {
+                            oid: 16400,
+                            name: "t_a_check".into(),
+                            table_oid: 16383,
+                            table: String::new(),
+                            kind: kind.clone(),
+                            validated,
+                            deferrable,
+                            local,
+                            no_inherit,
+                        };
+                        assert_eq!(ConstraintDef::decode(&c.encode()), Ok(c));
+                    }
                 }
             }
         }
@@ -1262,6 +1298,8 @@ mod tests {
         // Rows before the flags byte (none, or a `NOT VALID` one's 0) read
         // as not deferrable.
         let c = ConstraintDef {
+            local: true,
+            no_inherit: false,
             oid: 16400,
             name: "t_fkey".into(),
             table_oid: 16383,
@@ -1284,6 +1322,8 @@ mod tests {
     #[test]
     fn inherits_rows_round_trip() {
         let row = ConstraintDef {
+            local: true,
+            no_inherit: false,
             oid: 7,
             name: String::new(),
             table_oid: 16390,

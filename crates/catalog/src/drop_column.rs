@@ -259,6 +259,8 @@ mod tests {
 
     fn constraint(table_oid: u64, kind: ConstraintKind) -> ConstraintDef {
         ConstraintDef {
+            local: true,
+            no_inherit: false,
             oid: 16400,
             name: "c".into(),
             table_oid,

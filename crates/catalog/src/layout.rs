@@ -167,6 +167,7 @@ mod tests {
             table_oid: 16384,
             number,
             column: ColumnDef {
+                local: true,
                 name: name.into(),
                 type_oid,
                 typmod: -1,

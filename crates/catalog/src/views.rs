@@ -679,6 +679,7 @@ mod tests {
 
     fn column(name: &str, type_oid: u32) -> ColumnDef {
         ColumnDef {
+            local: true,
             name: name.into(),
             type_oid,
             typmod: -1,

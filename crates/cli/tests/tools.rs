@@ -552,6 +552,7 @@ fn verify_reports_free_pages_and_waiting_drops() {
     )
     .unwrap();
     let column = folio_db::ColumnDef {
+        local: true,
         name: "id".into(),
         type_oid: 23,
         typmod: -1,

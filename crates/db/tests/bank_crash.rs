@@ -39,6 +39,7 @@ fn columns() -> Vec<ColumnDef> {
     ]
     .into_iter()
     .map(|(name, ty, not_null)| ColumnDef {
+        local: true,
         name: name.into(),
         type_oid: ty.oid(),
         typmod: ty.typmod(),

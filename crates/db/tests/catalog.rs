@@ -19,6 +19,7 @@ fn columns() -> Vec<ColumnDef> {
     ["aid", "bid", "abalance"]
         .iter()
         .map(|name| ColumnDef {
+            local: true,
             name: name.to_string(),
             type_oid: 23,
             typmod: -1,
@@ -41,6 +42,7 @@ fn sim_db(seed: u64) -> Arc<Database> {
 fn id_and_text(name: &str) -> [ColumnDef; 2] {
     use folio_row::SqlType;
     let column = |name: &str, ty: SqlType, not_null| ColumnDef {
+        local: true,
         name: name.into(),
         type_oid: ty.oid(),
         typmod: -1,
@@ -400,6 +402,7 @@ mod relations {
 
     fn column(name: &str, ty: SqlType, not_null: bool) -> ColumnDef {
         ColumnDef {
+            local: true,
             name: name.into(),
             type_oid: ty.oid(),
             typmod: ty.typmod(),
@@ -744,6 +747,7 @@ mod autovacuum {
         let cat = db.catalog();
         let mut t = db.begin(RC, SYNC).unwrap();
         let int = |name: &str| ColumnDef {
+            local: true,
             name: name.into(),
             type_oid: SqlType::Int4.oid(),
             typmod: -1,
@@ -1018,6 +1022,7 @@ mod toast {
         .unwrap();
         let cat = db.catalog();
         let col = |name: &str, ty: SqlType| ColumnDef {
+            local: true,
             name: name.into(),
             type_oid: ty.oid(),
             typmod: ty.typmod(),
@@ -1119,12 +1124,14 @@ mod toast_of_numerics {
         let cat = db.catalog();
         let columns = [
             ColumnDef {
+                local: true,
                 name: "id".into(),
                 type_oid: SqlType::Int4.oid(),
                 typmod: -1,
                 not_null: true,
             },
             ColumnDef {
+                local: true,
                 name: "v".into(),
                 type_oid: SqlType::Numeric(None).oid(),
                 typmod: -1,
@@ -1411,6 +1418,7 @@ mod space {
         let cat = db.catalog();
         let mut t = db.begin(RC, SYNC).unwrap();
         let col = ColumnDef {
+            local: true,
             name: "v".into(),
             type_oid: SqlType::Text.oid(),
             typmod: -1,
@@ -1475,6 +1483,7 @@ mod key_limit {
         let cat = db.catalog();
         let mut t = db.begin(RC, SYNC).unwrap();
         let col = ColumnDef {
+            local: true,
             name: "name".into(),
             type_oid: SqlType::Text.oid(),
             typmod: -1,
@@ -1512,6 +1521,7 @@ mod ordered_index {
         let cat = db.catalog();
         let mut t = db.begin(RC, SYNC).unwrap();
         let col = ColumnDef {
+            local: true,
             name: "v".into(),
             type_oid: SqlType::Int4.oid(),
             typmod: -1,
@@ -1563,6 +1573,7 @@ mod drop_column {
 
     fn column(name: &str, ty: SqlType, not_null: bool) -> ColumnDef {
         ColumnDef {
+            local: true,
             name: name.into(),
             type_oid: ty.oid(),
             typmod: ty.typmod(),
@@ -1857,6 +1868,7 @@ mod alter_type {
 
     fn column(name: &str, ty: SqlType, not_null: bool) -> ColumnDef {
         ColumnDef {
+            local: true,
             name: name.into(),
             type_oid: ty.oid(),
             typmod: ty.typmod(),

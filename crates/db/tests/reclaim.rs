@@ -22,12 +22,14 @@ const SYNC: Durability = Durability::Sync;
 fn columns() -> Vec<ColumnDef> {
     vec![
         ColumnDef {
+            local: true,
             name: "id".into(),
             type_oid: SqlType::Int4.oid(),
             typmod: SqlType::Int4.typmod(),
             not_null: true,
         },
         ColumnDef {
+            local: true,
             name: "body".into(),
             type_oid: SqlType::Text.oid(),
             typmod: SqlType::Text.typmod(),

@@ -305,6 +305,8 @@ impl Constraints {
                 && def.default_of(position).is_none()
             {
                 domain_defaults.push(folio_catalog::ConstraintDef {
+                    local: true,
+                    no_inherit: false,
                     oid: 0,
                     name: String::new(),
                     table_oid: def.oid,

@@ -126,6 +126,7 @@ pub fn create_table(
             }
         }
         columns.push(ColumnDef {
+            local: true,
             name: column_name,
             type_oid: crate::domains::type_oid(&column.data_type, ty),
             typmod: ty.typmod(),
@@ -328,6 +329,7 @@ pub(crate) fn query_columns(
         }
         types::storable(*ty)?;
         columns.push(ColumnDef {
+            local: true,
             name,
             type_oid: ty.oid(),
             typmod: ty.typmod(),
@@ -375,8 +377,8 @@ struct Additions {
     /// Column name, generation expression (`GENERATED ALWAYS AS (expr)
     /// STORED`).
     generated: Vec<(String, Expr)>,
-    /// Name (none: PostgreSQL's), expression.
-    checks: Vec<(Option<String>, Expr)>,
+    /// Name (none: PostgreSQL's), expression, `NO INHERIT`.
+    checks: Vec<(Option<String>, Expr, bool)>,
     keys: Vec<KeySpec>,
     /// `ALTER TABLE ... ADD ... NOT VALID`: the CHECKs and foreign keys
     /// are marked not validated, and the rows already there not checked.
@@ -503,7 +505,9 @@ impl Additions {
     ) -> Result<(), SqlError> {
         let constraint_name = option.name.as_ref().map(names::ident);
         match option.option {
-            ColumnOption::Check(ref expr) => self.checks.push((constraint_name, expr.clone())),
+            ColumnOption::Check(ref expr) => {
+                self.checks.push((constraint_name, expr.clone(), false))
+            }
             ColumnOption::ForeignKey {
                 ref foreign_table,
                 ref referred_columns,
@@ -531,10 +535,12 @@ impl Additions {
             TableConstraint::Check {
                 name,
                 expr,
-                enforced: None,
-            } => self
-                .checks
-                .push((name.as_ref().map(names::ident), (**expr).clone())),
+                enforced: None | Some(false),
+            } => self.checks.push((
+                name.as_ref().map(names::ident),
+                (**expr).clone(),
+                crate::inheritance::syntax::no_inherit(constraint),
+            )),
             TableConstraint::ForeignKey {
                 name,
                 index_name: None,
@@ -607,7 +613,16 @@ impl Additions {
         }
         if !self.checks.is_empty() {
             let relation = catalog.open_relation(def.clone())?;
-            for (name, expr) in &self.checks {
+            for (name, expr, no_inherit) in &self.checks {
+                if *no_inherit && def.partition_key().is_some() {
+                    return Err(SqlError::new(
+                        "42P16",
+                        format!(
+                            "cannot add NO INHERIT constraint to partitioned table \"{}\"",
+                            folio_catalog::unqualified(table)
+                        ),
+                    ));
+                }
                 crate::project_set::refuse(expr, "check constraints")?;
                 let bound = scalar::bind(expr, &relation)?;
                 scalar::require_bool(&bound, &relation, "CHECK", expr)?;
@@ -633,6 +648,9 @@ impl Additions {
                 catalog.add_constraint(txn, table, &name, kind)?;
                 if self.not_valid {
                     catalog.set_constraint_validated(txn, table, &name, false)?;
+                }
+                if *no_inherit {
+                    catalog.set_constraint_no_inherit(txn, table, &name, true)?;
                 }
                 taken.push(name);
             }
@@ -1664,6 +1682,7 @@ fn add_column(
         }
     }
     let def = ColumnDef {
+        local: true,
         name: column_name.clone(),
         type_oid: crate::domains::type_oid(&column.data_type, ty),
         typmod: ty.typmod(),

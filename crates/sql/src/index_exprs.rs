@@ -416,6 +416,7 @@ pub fn index_columns(table: &TableDef, index: &IndexDef) -> Vec<folio_catalog::C
             IndexDef::EXPRESSION => {
                 let key = expressions.next();
                 folio_catalog::ColumnDef {
+                    local: true,
                     name: key
                         .and_then(|k| parse::expression(&k.sql).ok())
                         .map_or("expr".into(), |e| label(&e)),

@@ -187,6 +187,9 @@ impl Lookups {
             for constraint in &table.constraints {
                 if let Some(mut text) = constraint_definition(table, &constraint.kind, &tables) {
                     text.push_str(deferrable_clause(constraint.deferrable));
+                    if constraint.no_inherit {
+                        text.push_str(" NO INHERIT");
+                    }
                     if !constraint.validated {
                         text.push_str(" NOT VALID");
                     }

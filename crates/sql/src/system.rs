@@ -977,9 +977,16 @@ impl SystemRelation {
                     }
                 }
                 let sequences = catalog.sequences(txn)?;
-                for table in catalog.tables(txn)? {
+                let tables = catalog.tables(txn)?;
+                let at = |name: &str| {
+                    (self.columns().iter())
+                        .position(|(n, _)| *n == name)
+                        .expect("a pg_attribute column")
+                };
+                for table in &tables {
+                    let parents = crate::inheritance::counts::parents_among(table, &tables);
                     for (n, column) in table.columns.iter().enumerate() {
-                        let identity = match identity(&sequences, &table, n) {
+                        let identity = match identity(&sequences, table, n) {
                             Some(s) if s.always => "a",
                             Some(_) => "d",
                             None => "",
@@ -992,20 +999,26 @@ impl SystemRelation {
                             column.type_oid,
                             column.typmod,
                             column.not_null,
-                            default_shown(&sequences, &table, n).is_some() || generated,
+                            default_shown(&sequences, table, n).is_some() || generated,
                             identity,
                         );
                         if generated {
                             // attgenerated: stored.
                             row[12] = text("s");
                         }
+                        let count = crate::inheritance::counts::column_count(
+                            parents.iter().copied(),
+                            &column.name,
+                        );
+                        row[at("attislocal")] = Value::Bool(column.local);
+                        row[at("attinhcount")] = Value::Int4(i32::from(count));
                         out.push(row);
                     }
                     for dropped in table.layout.dropped() {
                         out.push(dropped_attribute_row(table.oid as i64, dropped));
                     }
                     for index in &table.indexes {
-                        let columns = crate::index_exprs::index_columns(&table, index);
+                        let columns = crate::index_exprs::index_columns(table, index);
                         out.extend(plain_attribute_rows(index.oid, columns.iter()));
                     }
                 }
@@ -1904,6 +1917,11 @@ fn constraint_rows(table: &TableDef, tables: &[TableDef], out: &mut Vec<Vec<Valu
             ConstraintKind::Check { expr } => {
                 let mut r = row(constraint.oid, &constraint.name, "c");
                 r[6] = Value::Bool(constraint.validated);
+                let parents = crate::inheritance::counts::parents_among(table, tables);
+                let count = crate::inheritance::counts::check_count(parents, &constraint.name);
+                r[15] = Value::Bool(constraint.local);
+                r[16] = Value::Int4(i32::from(count));
+                r[17] = Value::Bool(constraint.no_inherit);
                 r[20] = text(expr);
                 out.push(r);
             }

@@ -103,6 +103,7 @@ pub fn create(
             )));
         }
         defs.push(ColumnDef {
+            local: true,
             name: match columns.get(i) {
                 Some(c) => names::ident(&c.name),
                 None => column.name.clone(),
@@ -539,6 +540,7 @@ mod tests {
                 type_oid: 23,
                 typmod: -1,
                 not_null: false,
+                local: true,
             }],
             depends_on: Vec::new(),
             materialized: false,

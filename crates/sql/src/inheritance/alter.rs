@@ -2,6 +2,7 @@
 //! descendants depend on it: 2BP01, or dropped too with CASCADE), and
 //! ALTER TABLE's recursion into the children.
 
+use super::counts::{self, Fate, Loss};
 use crate::context::Ctx;
 use crate::error::SqlError;
 use crate::names;
@@ -132,7 +133,7 @@ fn invalid(message: String) -> SqlError {
 /// column its children share.
 pub fn check(
     cx: &Ctx<'_>,
-    txn: &Transaction,
+    txn: &mut Transaction,
     notices: &mut Vec<Notice>,
     name: &ObjectName,
     only: bool,
@@ -199,20 +200,28 @@ pub fn check(
             }
             AlterTableOperation::DropConstraint { name: c, .. } => {
                 let c = names::ident(c);
-                if parents.iter().any(|p| has_check(p, &c)) {
+                if counts::check_count(&parents, &c) > 0 {
                     return Err(invalid(format!(
                         "cannot drop inherited constraint \"{c}\" of relation \"{}\"",
                         folio_catalog::unqualified(&def.name)
                     )));
                 }
             }
+            AlterTableOperation::RenameConstraint { old_name, .. }
+                if counts::check_count(&parents, &names::ident(old_name)) > 0 =>
+            {
+                return Err(invalid(format!(
+                    "cannot rename inherited constraint \"{}\"",
+                    names::ident(old_name)
+                )));
+            }
             AlterTableOperation::AddColumn { .. } if children => {
                 return Err(invalid("column must be added to child tables too".into()));
             }
             AlterTableOperation::AddConstraint {
-                constraint: TableConstraint::Check { .. },
+                constraint: constraint @ TableConstraint::Check { .. },
                 ..
-            } if children => {
+            } if children && !super::syntax::no_inherit(constraint) => {
                 return Err(invalid(
                     "constraint must be added to child tables too".into(),
                 ));
@@ -221,14 +230,15 @@ pub fn check(
         }
     }
     // A CHECK constraint a child already inherits under the name is
-    // merged with it (PostgreSQL's notice), not added again.
+    // merged with it (PostgreSQL's notice), not added again, and becomes
+    // the child's own too.
     let merged = |op: &AlterTableOperation| match op {
         AlterTableOperation::AddConstraint {
             constraint: TableConstraint::Check { name: Some(c), .. },
             ..
         } => {
             let c = names::ident(c);
-            has_check(&def, &c) && parents.iter().any(|p| has_check(p, &c))
+            has_check(&def, &c) && counts::check_count(&parents, &c) > 0
         }
         _ => false,
     };
@@ -248,6 +258,12 @@ pub fn check(
                         "merging constraint \"{}\" with inherited definition",
                         names::ident(c)
                     )));
+                    (cx.db.catalog()).set_constraint_local(
+                        txn,
+                        &def.name,
+                        &names::ident(c),
+                        true,
+                    )?;
                 }
             }
             false => kept.push(op.clone()),
@@ -268,16 +284,63 @@ pub fn recurse(
     only: bool,
     operations: &[AlterTableOperation],
 ) -> Result<(), SqlError> {
-    if only {
-        return Ok(());
-    }
     let Ok(text) = names::relation(name) else {
         return Ok(());
     };
     let Some(def) = cx.db.catalog().table(txn, &text)? else {
         return Ok(());
     };
+    if only {
+        return only_drops(cx, txn, &def, operations);
+    }
     recurse_from(cx, txn, notices, &def, operations)
+}
+
+/// After `ALTER TABLE ONLY parent DROP COLUMN | CONSTRAINT`: each child
+/// keeps what it had of the parent, as its own ([`counts::fate`]).
+fn only_drops(
+    cx: &Ctx<'_>,
+    txn: &mut Transaction,
+    parent: &TableDef,
+    operations: &[AlterTableOperation],
+) -> Result<(), SqlError> {
+    for (_, child_name) in &parent.children {
+        let child = table_def(cx, txn, child_name)?;
+        for op in operations {
+            match op {
+                AlterTableOperation::DropColumn { column_names, .. } => {
+                    for c in column_names {
+                        let c = names::ident(c);
+                        if let Some(at) = child.column(&c)
+                            && let Fate::Keep { local } =
+                                counts::fate(Loss::DroppedOnly, child.columns[at].local, 0)
+                        {
+                            cx.db
+                                .catalog()
+                                .set_column_local(txn, &child.name, &c, local)?;
+                        }
+                    }
+                }
+                AlterTableOperation::DropConstraint { name: c, .. } => {
+                    let c = names::ident(c);
+                    if let Some(con) = check_of(&child, &c)
+                        && let Fate::Keep { local } = counts::fate(Loss::DroppedOnly, con.local, 0)
+                    {
+                        (cx.db.catalog()).set_constraint_local(txn, &child.name, &c, local)?;
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    cx.relations.ddl();
+    Ok(())
+}
+
+/// CHECK constraint `name` of `def`.
+fn check_of<'d>(def: &'d TableDef, name: &str) -> Option<&'d folio_catalog::ConstraintDef> {
+    (def.constraints.iter())
+        .find(|c| c.name == name && matches!(c.kind, ConstraintKind::Check { .. }))
 }
 
 fn recurse_from(
@@ -303,6 +366,25 @@ fn recurse_from(
         }
         let written = super::syntax::plain_name(&child.name);
         crate::ddl::alter_table(cx, txn, notices, &written, &ops)?;
+        // What the child received only from its parent is not its own.
+        for op in &ops {
+            match op {
+                AlterTableOperation::AddColumn { column_def, .. } => {
+                    let c = names::ident(&column_def.name);
+                    cx.db
+                        .catalog()
+                        .set_column_local(txn, &child.name, &c, false)?;
+                }
+                AlterTableOperation::AddConstraint {
+                    constraint: TableConstraint::Check { name: Some(c), .. },
+                    ..
+                } => {
+                    let c = names::ident(c);
+                    (cx.db.catalog()).set_constraint_local(txn, &child.name, &c, false)?;
+                }
+                _ => {}
+            }
+        }
         cx.relations.ddl();
     }
     Ok(())
@@ -359,7 +441,8 @@ fn child_operations(
     let has = |c: &Ident| child.column(&names::ident(c)).is_some();
     // The child's parents outside the tree being changed: a column it
     // also inherits from one stays, and may not be renamed or retyped.
-    let others: Vec<TableDef> = (parent_defs(cx, txn, child)?.into_iter())
+    let current = parent_defs(cx, txn, child)?;
+    let others: Vec<&TableDef> = (current.iter())
         .filter(|p| !tree.contains(&p.oid))
         .collect();
     let shared = |c: &Ident| others.iter().any(|p| p.column(&names::ident(c)).is_some());
@@ -403,15 +486,23 @@ fn child_operations(
                 drop_behavior,
                 ..
             } => {
-                let kept: Vec<Ident> = (column_names.iter())
-                    .filter(|c| has(c))
-                    .filter(|c| !shared(c))
+                // (The parent's drop has run: `current` no longer
+                // counts it.)
+                let dropped: Vec<Ident> = (column_names.iter())
+                    .filter(|c| {
+                        let c = names::ident(c);
+                        child.column(&c).is_some_and(|at| {
+                            let remaining = counts::column_count(&current, &c);
+                            let local = child.columns[at].local;
+                            counts::fate(Loss::Dropped, local, remaining) == Fate::Drop
+                        })
+                    })
                     .cloned()
                     .collect();
-                if !kept.is_empty() {
+                if !dropped.is_empty() {
                     out.push(AlterTableOperation::DropColumn {
                         has_column_keyword: true,
-                        column_names: kept,
+                        column_names: dropped,
                         if_exists: false,
                         drop_behavior: *drop_behavior,
                     });
@@ -446,23 +537,37 @@ fn child_operations(
                     | AlterColumnOperation::DropDefault
                     | AlterColumnOperation::SetDataType { .. },
             } if has(column_name) => out.push(op.clone()),
+            AlterTableOperation::AddConstraint { constraint, .. }
+                if super::syntax::no_inherit(constraint) => {}
             AlterTableOperation::AddConstraint {
                 constraint: TableConstraint::Check { name: Some(c), .. },
                 ..
             } => {
                 let c = names::ident(c);
-                match has_check(child, &c) {
-                    true => notices.push(Notice::info(format!(
+                match check_of(child, &c) {
+                    Some(have) if have.no_inherit => {
+                        return Err(SqlError::new(
+                            "42P17",
+                            format!(
+                                "constraint \"{c}\" conflicts with non-inherited constraint on relation \"{shown}\""
+                            ),
+                        ));
+                    }
+                    Some(_) => notices.push(Notice::info(format!(
                         "merging constraint \"{c}\" with inherited definition"
                     ))),
-                    false => out.push(op.clone()),
+                    None => out.push(op.clone()),
                 }
             }
             AlterTableOperation::DropConstraint {
                 name: c,
                 drop_behavior,
                 ..
-            } if has_check(child, &names::ident(c)) => {
+            } if check_of(child, &names::ident(c)).is_some_and(|con| {
+                let remaining = counts::check_count(&current, &con.name);
+                counts::fate(Loss::Dropped, con.local, remaining) == Fate::Drop
+            }) =>
+            {
                 out.push(AlterTableOperation::DropConstraint {
                     if_exists: true,
                     name: c.clone(),
@@ -508,7 +613,7 @@ pub fn inherit(cx: &Ctx<'_>, txn: &mut Transaction, alter: &Inherit) -> Result<(
             .catalog()
             .remove_inheritance(txn, &child.name, parent.oid)?;
         cx.relations.ddl();
-        return Ok(());
+        return unlinked(cx, txn, &parent, &child.name);
     }
     if parent.partition_key().is_some() {
         return Err(SqlError::new(
@@ -567,19 +672,74 @@ pub fn inherit(cx: &Ctx<'_>, txn: &mut Transaction, alter: &Inherit) -> Result<(
         }
     }
     for c in &parent.constraints {
-        if let ConstraintKind::Check { .. } = c.kind
-            && !has_check(&child, &c.name)
-        {
-            return Err(SqlError::new(
-                "42804",
-                format!("child table is missing constraint \"{}\"", c.name),
-            ));
+        if !matches!(c.kind, ConstraintKind::Check { .. }) || c.no_inherit {
+            continue;
+        }
+        match check_of(&child, &c.name) {
+            None => {
+                return Err(SqlError::new(
+                    "42804",
+                    format!("child table is missing constraint \"{}\"", c.name),
+                ));
+            }
+            Some(have) if have.no_inherit => {
+                return Err(SqlError::new(
+                    "42P17",
+                    format!(
+                        "constraint \"{}\" conflicts with non-inherited constraint on child table \"{}\"",
+                        c.name,
+                        shown(&child)
+                    ),
+                ));
+            }
+            Some(_) => {}
         }
     }
     let seqno = parents.len() as u16 + 1;
     cx.db
         .catalog()
         .add_inheritance(txn, &child.name, parent.oid, seqno)?;
+    cx.relations.ddl();
+    Ok(())
+}
+
+/// After `ALTER TABLE child NO INHERIT parent`: each column and CHECK the
+/// child had of `parent` stays, its own where no other parent gives it
+/// ([`counts::fate`]).
+fn unlinked(
+    cx: &Ctx<'_>,
+    txn: &mut Transaction,
+    parent: &TableDef,
+    child_name: &str,
+) -> Result<(), SqlError> {
+    let child = table_def(cx, txn, child_name)?;
+    let remaining = parent_defs(cx, txn, &child)?;
+    for c in &parent.columns {
+        let Some(at) = child.column(&c.name) else {
+            continue;
+        };
+        let local = child.columns[at].local;
+        let count = counts::column_count(&remaining, &c.name);
+        if let Fate::Keep { local: now } = counts::fate(Loss::Unlinked, local, count)
+            && now != local
+        {
+            (cx.db.catalog()).set_column_local(txn, &child.name, &c.name, now)?;
+        }
+    }
+    for c in &parent.constraints {
+        if !counts::inheritable_check(parent, &c.name) {
+            continue;
+        }
+        let Some(have) = check_of(&child, &c.name) else {
+            continue;
+        };
+        let count = counts::check_count(&remaining, &c.name);
+        if let Fate::Keep { local: now } = counts::fate(Loss::Unlinked, have.local, count)
+            && now != have.local
+        {
+            (cx.db.catalog()).set_constraint_local(txn, &child.name, &c.name, now)?;
+        }
+    }
     cx.relations.ddl();
     Ok(())
 }

@@ -195,21 +195,43 @@ pub fn create(
         have.own = Some(column.clone());
     }
     let _ = inherited;
+    // The columns only inherited (not local: `attislocal` false).
+    let received: Vec<String> = (merged.iter())
+        .filter(|m| m.own.is_none())
+        .map(|m| m.name.clone())
+        .collect();
     let mut columns = Vec::with_capacity(merged.len());
     for m in merged {
         columns.push(column_of(m)?);
     }
     let mut constraints = create.constraints.clone();
+    // The CHECK constraints only inherited (not local).
+    let mut received_checks = Vec::new();
     for check in inherited_checks(&parents)? {
         let TableConstraint::Check { name: Some(n), .. } = &check else {
             continue;
         };
-        let same = constraints.iter().any(|c| {
-            matches!(c, TableConstraint::Check { name: Some(m), .. } if names::ident(m) == names::ident(n))
-        }) || (create.columns.iter().flat_map(|c| &c.options)).any(|o| {
-            matches!(o.option, ColumnOption::Check(_))
-                && o.name.as_ref().is_some_and(|m| names::ident(m) == names::ident(n))
-        });
+        let named = |c: &TableConstraint| matches!(c, TableConstraint::Check { name: Some(m), .. } if names::ident(m) == names::ident(n));
+        if constraints
+            .iter()
+            .any(|c| named(c) && super::syntax::no_inherit(c))
+        {
+            return Err(SqlError::new(
+                "42P17",
+                format!(
+                    "constraint \"{}\" conflicts with inherited constraint on relation \"{}\"",
+                    names::ident(n),
+                    folio_catalog::unqualified(&name)
+                ),
+            ));
+        }
+        let same = constraints.iter().any(named)
+            || (create.columns.iter().flat_map(|c| &c.options)).any(|o| {
+                matches!(o.option, ColumnOption::Check(_))
+                    && o.name
+                        .as_ref()
+                        .is_some_and(|m| names::ident(m) == names::ident(n))
+            });
         if same {
             notices.push(Notice::info(format!(
                 "merging constraint \"{}\" with inherited definition",
@@ -217,6 +239,7 @@ pub fn create(
             )));
             continue;
         }
+        received_checks.push(names::ident(n));
         constraints.push(check);
     }
     let mut plain = create.clone();
@@ -228,6 +251,14 @@ pub fn create(
         cx.db
             .catalog()
             .add_inheritance(txn, &name, parent.oid, n as u16 + 1)?;
+    }
+    for column in &received {
+        cx.db
+            .catalog()
+            .set_column_local(txn, &name, column, false)?;
+    }
+    for check in &received_checks {
+        (cx.db.catalog()).set_constraint_local(txn, &name, check, false)?;
     }
     cx.relations.ddl();
     Ok(made)
@@ -301,8 +332,8 @@ fn one_statement(sql: &str) -> Result<Statement, SqlError> {
     }
 }
 
-/// The parents' CHECK constraints as table constraints of the child
-/// (a name given by two parents is taken once; 42710 when their
+/// The parents' inheritable (not `NO INHERIT`) CHECK constraints as
+/// table constraints of the child (a name given by two parents is taken once; 42710 when their
 /// expressions differ).
 fn inherited_checks(parents: &[TableDef]) -> Result<Vec<TableConstraint>, SqlError> {
     let mut seen: Vec<(String, String)> = Vec::new();
@@ -312,6 +343,9 @@ fn inherited_checks(parents: &[TableDef]) -> Result<Vec<TableConstraint>, SqlErr
             let ConstraintKind::Check { expr } = &c.kind else {
                 continue;
             };
+            if c.no_inherit {
+                continue;
+            }
             if let Some((_, have)) = seen.iter().find(|(n, _)| *n == c.name) {
                 if have != expr {
                     return Err(SqlError::new(

@@ -9,10 +9,14 @@
 //!   (sqlparser reads neither).
 //! - `tree.rs`: a table's descendants, as reading and DML recurse into
 //!   them.
+//! - `counts.rs`: where a child's column or CHECK came from (local,
+//!   inherited from how many parents) and what becomes of it when a
+//!   parent loses it.
 //! - `alter.rs`: ALTER TABLE's recursion into children, `INHERIT` /
 //!   `NO INHERIT`, DROP's dependency of a child on its parent.
 
 pub mod alter;
+pub mod counts;
 pub mod create;
 pub mod syntax;
 pub mod tree;

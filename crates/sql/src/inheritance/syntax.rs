@@ -5,7 +5,13 @@
 //! backquote, a quote PostgreSQL's SQL has no other use for, so the mark
 //! rides the parsed name to [`only`] (an unquoted part is folded first,
 //! as reading it would; `names::ident` keeps a quoted part as it is).
+//!
+//! A table constraint's `CHECK (expr) NO INHERIT` (sqlparser does not read
+//! it) becomes `CHECK (expr) NOT ENFORCED`, which sqlparser keeps as the
+//! constraint's `enforced: Some(false)` for [`no_inherit`]; PostgreSQL
+//! 15 has no `[NOT] ENFORCED`, so one written by the user is its 42601.
 
+use crate::error::SqlError;
 use sqlparser::ast::{Ident, ObjectName, ObjectNamePart};
 use sqlparser::keywords::Keyword;
 use sqlparser::tokenizer::{Token, TokenWithSpan};
@@ -143,4 +149,81 @@ pub fn mark(tokens: &mut Vec<TokenWithSpan>) {
         }
         at += 1;
     }
+}
+
+/// Whether table constraint `constraint` was written `NO INHERIT`
+/// (marked by [`mark_no_inherit`]).
+pub fn no_inherit(constraint: &sqlparser::ast::TableConstraint) -> bool {
+    matches!(
+        constraint,
+        sqlparser::ast::TableConstraint::Check {
+            enforced: Some(false),
+            ..
+        }
+    )
+}
+
+/// Whether the CHECK keyword at `at` begins a table constraint (after
+/// `(`, `,` or `ADD`, or `CONSTRAINT name` there), not a column's or a
+/// domain's.
+fn table_check(tokens: &[TokenWithSpan], at: usize) -> bool {
+    let mut start = at;
+    if at >= 2 && keyword(tokens.get(at - 2)) == Some(Keyword::CONSTRAINT) {
+        start = at - 2;
+    }
+    let Some(before) = start.checked_sub(1).map(|b| &tokens[b]) else {
+        return false;
+    };
+    matches!(before.token, Token::LParen | Token::Comma)
+        || crate::parse::keyword(&before.token) == Some(Keyword::ADD)
+}
+
+/// Rewrites a table constraint's `CHECK (expr) NO INHERIT` as `CHECK
+/// (expr) NOT ENFORCED` (module comment); a `[NOT] ENFORCED` the user
+/// wrote after a CHECK is PostgreSQL's 42601 at ENFORCED.
+pub fn mark_no_inherit(
+    tokens: &mut [TokenWithSpan],
+    text: &crate::position::Text<'_>,
+) -> Result<(), SqlError> {
+    for at in 0..tokens.len() {
+        if keyword(tokens.get(at)) != Some(Keyword::CHECK)
+            || tokens.get(at + 1).map(|t| &t.token) != Some(&Token::LParen)
+        {
+            continue;
+        }
+        let mut depth = 0usize;
+        let mut close = None;
+        for (i, t) in tokens.iter().enumerate().skip(at + 1) {
+            match t.token {
+                Token::LParen => depth += 1,
+                Token::RParen => {
+                    depth -= 1;
+                    if depth == 0 {
+                        close = Some(i);
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        let Some(close) = close else {
+            continue;
+        };
+        let (next, after) = (
+            keyword(tokens.get(close + 1)),
+            keyword(tokens.get(close + 2)),
+        );
+        match (next, after) {
+            (Some(Keyword::ENFORCED), _) => return Err(text.near(&tokens[close + 1])),
+            (Some(Keyword::NOT), Some(Keyword::ENFORCED)) => {
+                return Err(text.near(&tokens[close + 2]));
+            }
+            (Some(Keyword::NO), Some(Keyword::INHERIT)) if table_check(tokens, at) => {
+                tokens[close + 1].token = Token::make_keyword("NOT");
+                tokens[close + 2].token = Token::make_keyword("ENFORCED");
+            }
+            _ => {}
+        }
+    }
+    Ok(())
 }

@@ -79,6 +79,15 @@ pub fn create(
         table.columns = columns_of(&parent)?;
         parent_bound = Some((parent, bound));
     }
+    if spec.by.is_some() && (table.constraints.iter()).any(crate::inheritance::syntax::no_inherit) {
+        return Err(SqlError::new(
+            "42P16",
+            format!(
+                "cannot add NO INHERIT constraint to partitioned table \"{}\"",
+                bare(&name)
+            ),
+        ));
+    }
     let made = run_sql(cx, txn, notices, Statement::CreateTable(table))?;
     cx.relations.ddl();
     if let Some(by) = &spec.by {
@@ -530,6 +539,18 @@ pub fn check_alter(
                         let primary = matches!(constraint, TableConstraint::PrimaryKey { .. });
                         keys_cover_partition_key(&def, &positions, primary)?;
                     }
+                }
+                TableConstraint::Check { .. }
+                    if def.partition_key().is_some()
+                        && crate::inheritance::syntax::no_inherit(constraint) =>
+                {
+                    return Err(SqlError::new(
+                        "42P16",
+                        format!(
+                            "cannot add NO INHERIT constraint to partitioned table \"{}\"",
+                            bare(&def.name)
+                        ),
+                    ));
                 }
                 TableConstraint::Check { .. } if def.partition_key().is_some() => {
                     return Err(SqlError::unsupported(

@@ -211,6 +211,7 @@ mod trigger_statements;
 mod triggers;
 mod truth;
 mod ts_config;
+mod ts_debug;
 mod ts_dictionaries;
 mod ts_functions;
 mod ts_match;

@@ -11,7 +11,7 @@
 use crate::ts_token_kinds::TokenKind;
 
 /// A parser state.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) enum State {
     Base,
     NumWord,

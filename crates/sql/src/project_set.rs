@@ -107,6 +107,7 @@ fn is_srf_call(f: &Function) -> bool {
     f.over.is_none()
         && crate::table_functions::is_table_function(&f.name)
         && crate::json_records::RecordFunc::of(&name).is_none()
+        && !crate::ts_debug::gives_records(&name)
         && crate::json_table_functions::JsonTableFunc::of(&name)
             .is_none_or(|j| j.columns().len() == 1)
 }

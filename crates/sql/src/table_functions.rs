@@ -79,6 +79,13 @@ pub enum TableFunc {
     /// `unnest(tsvector)`: `lexeme`, `positions`, `weights`
     /// (`ts_vector_ops::unnest_rows`).
     TsUnnest,
+    /// `ts_token_type(parser)`: the parser's token kinds (`ts_debug.rs`).
+    TsTokenType,
+    /// `ts_parse(parser, text)`: a text's tokens (`ts_debug.rs`).
+    TsParse,
+    /// `ts_debug([config,] text)`: a text's tokens through a
+    /// configuration (`ts_debug.rs`).
+    TsDebug,
 }
 
 /// A function in FROM with its arguments bound.
@@ -157,6 +164,9 @@ pub fn is_table_function_name(name: &str) -> bool {
             | "pg_snapshot_xip"
             | "txid_snapshot_xip"
             | "generate_subscripts"
+            | "ts_token_type"
+            | "ts_parse"
+            | "ts_debug"
             | ROWS_FROM
             | crate::plpgsql::set_returning::ROWS_FUNCTION
     ) || crate::json_table_functions::JsonTableFunc::of(name).is_some()
@@ -264,6 +274,9 @@ impl FunctionScan {
                 }
             }
             "pg_listening_channels" if bound.is_empty() => TableFunc::ListeningChannels,
+            "ts_token_type" if bound.len() == 1 => TableFunc::TsTokenType,
+            "ts_parse" if bound.len() == 2 => TableFunc::TsParse,
+            "ts_debug" if (1..=2).contains(&bound.len()) => TableFunc::TsDebug,
             xip @ ("pg_snapshot_xip" | "txid_snapshot_xip") if bound.len() == 1 => {
                 let legacy = xip.starts_with("txid");
                 let ty = bound[0].ty_in(none);
@@ -336,6 +349,9 @@ impl FunctionScan {
             TableFunc::SnapshotXip { legacy: true } => "txid_snapshot_xip",
             TableFunc::Subscripts => "generate_subscripts",
             TableFunc::Procedural => crate::plpgsql::set_returning::ROWS_FUNCTION,
+            TableFunc::TsTokenType => "ts_token_type",
+            TableFunc::TsParse => "ts_parse",
+            TableFunc::TsDebug => "ts_debug",
         }
         .to_string()
     }
@@ -455,11 +471,14 @@ impl FunctionScan {
         let mut types = match self.func {
             TableFunc::Series(ty) | TableFunc::Unnest(ty) => vec![ty],
             TableFunc::PartitionAncestors => vec![SqlType::Int8],
-            TableFunc::PartitionTree | TableFunc::OptionsToTable | TableFunc::TsUnnest => {
-                (self.func.columns().into_iter().flatten())
-                    .map(|(_, t)| *t)
-                    .collect()
-            }
+            TableFunc::PartitionTree
+            | TableFunc::OptionsToTable
+            | TableFunc::TsUnnest
+            | TableFunc::TsTokenType
+            | TableFunc::TsParse
+            | TableFunc::TsDebug => (self.func.columns().into_iter().flatten())
+                .map(|(_, t)| *t)
+                .collect(),
             TableFunc::RegexMatches => vec![SqlType::Array(&SqlType::Text)],
             TableFunc::Subscripts => vec![SqlType::Int4],
             TableFunc::SnapshotXip { legacy } => vec![crate::xid_functions::id_type(legacy)],
@@ -552,6 +571,12 @@ impl FunctionScan {
                 for row in crate::ts_vector_ops::unnest_rows(v) {
                     push_row(row)?;
                 }
+            }
+            return Ok(out);
+        }
+        if let Some(rows) = self.text_search_rows(&args)? {
+            for row in rows {
+                push_row(row)?;
             }
             return Ok(out);
         }
@@ -740,7 +765,10 @@ impl FunctionScan {
             | TableFunc::Procedural
             | TableFunc::PartitionTree
             | TableFunc::OptionsToTable
-            | TableFunc::TsUnnest => {}
+            | TableFunc::TsUnnest
+            | TableFunc::TsTokenType
+            | TableFunc::TsParse
+            | TableFunc::TsDebug => {}
         }
         Ok(out)
     }
@@ -766,6 +794,9 @@ impl TableFunc {
                 ("positions", SqlType::Array(&SqlType::Int2)),
                 ("weights", SqlType::Array(&SqlType::Text)),
             ]),
+            TableFunc::TsTokenType => Some(crate::ts_debug::TOKEN_TYPE_COLUMNS),
+            TableFunc::TsParse => Some(crate::ts_debug::PARSE_COLUMNS),
+            TableFunc::TsDebug => Some(crate::ts_debug::DEBUG_COLUMNS),
             _ => None,
         }
     }
@@ -947,6 +978,31 @@ fn series(bounds: Vec<Scalar>, ordinality: bool) -> Result<FunctionScan, SqlErro
 impl FunctionScan {
     /// The rows of this call and [`FunctionScan::also`]'s side by side:
     /// row `i` holds each call's row `i`, or NULLs past its end.
+    /// The rows of `ts_token_type`, `ts_parse` and `ts_debug`
+    /// (`ts_debug.rs`); `None` for other functions.
+    fn text_search_rows(&self, args: &[Value]) -> Result<Option<Vec<Vec<Value>>>, SqlError> {
+        let text = |v: &Value| match crate::types::cast(v.clone(), SqlType::Text)? {
+            Value::Text(t) => Ok(t),
+            other => Err(SqlError::new(
+                "42883",
+                format!("a text argument, not {}", other.type_name()),
+            )),
+        };
+        Ok(Some(match (self.func, args) {
+            (TableFunc::TsTokenType, [parser]) => crate::ts_debug::token_type_rows(parser)?,
+            (TableFunc::TsParse, [parser, document]) => {
+                crate::ts_debug::parse_rows(parser, &text(document)?)?
+            }
+            (TableFunc::TsDebug, [document]) => {
+                crate::ts_debug::debug_rows(None, &text(document)?)?
+            }
+            (TableFunc::TsDebug, [config, document]) => {
+                crate::ts_debug::debug_rows(Some(&text(config)?), &text(document)?)?
+            }
+            _ => return Ok(None),
+        }))
+    }
+
     fn side_by_side_rows(
         &self,
         txn: &Transaction,

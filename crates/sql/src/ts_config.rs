@@ -2,9 +2,9 @@
 //! (PostgreSQL's `pg_ts_config_map`), and the configuration a name or the
 //! session's `default_text_search_config` names.
 //!
-//! Two are built: `simple` (every token to the `simple` dictionary) and
-//! `english` (words to `english_stem`, numbers and words with digits to
-//! `simple`), PostgreSQL's default. PostgreSQL's other languages'
+//! Two are built: `simple` (every indexed token to the `simple`
+//! dictionary) and `english` (words of letters to `english_stem`, other
+//! indexed tokens to `simple`), PostgreSQL's default. PostgreSQL's other languages'
 //! configurations are 0A000: they need their stemmers' stop lists.
 
 use crate::error::SqlError;
@@ -68,12 +68,19 @@ impl Config {
         }
     }
 
-    /// The dictionary a token of `kind` goes to.
-    pub(crate) fn dictionary(self, kind: TokenKind) -> Dictionary {
-        match self {
+    /// The dictionary a token of `kind` goes to (PostgreSQL's `\dF+`):
+    /// none for blanks, tags, protocol heads and entities, which are not
+    /// indexed; in `english` words of letters to `english_stem`, the rest
+    /// (numbers, words with digits, hosts, e-mails, URLs, files) to
+    /// `simple`.
+    pub(crate) fn dictionary(self, kind: TokenKind) -> Option<Dictionary> {
+        if kind.is_unindexed() {
+            return None;
+        }
+        Some(match self {
             Config::English if kind.is_letters() => Dictionary::EnglishStem,
             _ => Dictionary::Simple,
-        }
+        })
     }
 }
 

@@ -55,6 +55,14 @@ impl Dictionary {
         }
     }
 
+    /// Its name, as `ts_debug` shows it.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Dictionary::Simple => "simple",
+            Dictionary::EnglishStem => "english_stem",
+        }
+    }
+
     /// The lexemes of `token`: none for a stop word.
     pub(crate) fn lexize(self, token: &str) -> Vec<String> {
         let lower = token.to_lowercase();

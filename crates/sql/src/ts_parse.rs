@@ -16,9 +16,10 @@ use folio_row::{
 };
 
 /// `(lexeme, position)` pairs of a document through `config`: every
-/// token takes the next position (from 1; past 16383 they stay there), a
-/// stop word its position and no lexeme. A token too long to index takes
-/// none (PostgreSQL's `parsetext`).
+/// indexed token takes the next position (from 1; past 16383 they stay
+/// there), a stop word its position and no lexeme; a token of a kind the
+/// configuration does not index (a blank, a tag) takes none. A token too
+/// long to index takes none (PostgreSQL's `parsetext`).
 fn lexemes(config: Config, text: &str) -> Vec<(String, u16)> {
     let mut out = Vec::new();
     let mut pos = 0usize;
@@ -26,9 +27,12 @@ fn lexemes(config: Config, text: &str) -> Vec<(String, u16)> {
         if token.text.len() > MAX_LEXEME_BYTES {
             continue;
         }
+        let Some(dictionary) = config.dictionary(token.kind) else {
+            continue;
+        };
         pos += 1;
         let at = pos.min(usize::from(MAX_POS)) as u16;
-        for lexeme in config.dictionary(token.kind).lexize(&token.text) {
+        for lexeme in dictionary.lexize(&token.text) {
             out.push((lexeme, at));
         }
     }

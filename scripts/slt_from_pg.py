@@ -7,7 +7,8 @@ Each FILE.q holds records separated by blank lines: a record is one
 statement (it may span lines) or a `#` comment line, copied as is. Each
 statement is sent with the simple query protocol, in order, over one
 connection to PostgreSQL on 127.0.0.1:PORT (user postgres, trust
-authentication, database postgres). What it returns decides the record:
+authentication) and a database of the run's own, created empty first and
+dropped at the end. What it returns decides the record:
 
 - rows (a RowDescription) -> `query <letters>` and the rows, `I` for
   integer columns, `R` for float and numeric ones, `T` for the rest;
@@ -18,9 +19,10 @@ authentication, database postgres). What it returns decides the record:
 
 A statement written `ok: ...` or `err: ...` is forced to a statement
 record (a DML statement with RETURNING, say), and the script fails if
-PostgreSQL does not agree. Run it against a fresh database: the file's
-objects are created in `postgres`.
+PostgreSQL does not agree.
 """
+
+import os
 
 import socket
 import struct
@@ -143,7 +145,22 @@ def main():
     if len(sys.argv) < 5 or sys.argv[4] != "--":
         raise SystemExit(__doc__)
     port, out, header = int(sys.argv[1]), sys.argv[2], sys.argv[3]
-    conn = Connection(port)
+    # A database of the run's own: runs beside each other, or an earlier
+    # run's leftovers, cannot change what this one records.
+    database = f"slt_from_pg_{os.getpid()}"
+    admin = Connection(port)
+    admin.query(f"drop database if exists {database}")
+    failed = admin.query(f"create database {database}")
+    if isinstance(failed, str):
+        raise SystemExit(f"cannot create {database}: {failed}")
+    try:
+        write(Connection(port, database=database), out, header)
+    finally:
+        admin.query(f"drop database if exists {database} with (force)")
+
+
+def write(conn, out, header):
+    """Records every statement of the files named after `--` in `out`."""
     lines = [f"# {header}", "# Generated from PostgreSQL 15 by scripts/slt_from_pg.py.", ""]
     for path in sys.argv[5:]:
         for chunk in records(path):

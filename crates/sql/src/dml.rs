@@ -119,7 +119,13 @@ enum Whole<'t> {
     /// ([`triggers::one_command`]), as PostgreSQL's.
     /// The part's row triggers are kept in the list, their AFTER ROW
     /// ones run once every part is done, in the order of the rows.
-    Part(Option<&'t Triggers>, &'t RefCell<Vec<Triggers>>),
+    /// The command, when several parts run, is the frame every part
+    /// writes in and reads as of ([`Whole::command`]).
+    Part(
+        Option<&'t Triggers>,
+        &'t RefCell<Vec<Triggers>>,
+        Option<Command>,
+    ),
 }
 
 impl<'t> Whole<'t> {
@@ -131,7 +137,18 @@ impl<'t> Whole<'t> {
     fn parent(self) -> Option<&'t Triggers> {
         match self {
             Whole::Alone => None,
-            Whole::Part(parent, _) => parent,
+            Whole::Part(parent, ..) => parent,
+        }
+    }
+
+    /// The statement's command a part reads as of: no part sees what an
+    /// earlier part wrote (its scan, its subqueries), as PostgreSQL's parts
+    /// all read with the statement's one command id. `None`: alone, or the
+    /// only part, whose reads come before its writes anyway.
+    fn command(self) -> Option<Command> {
+        match self {
+            Whole::Alone => None,
+            Whole::Part(.., command) => command,
         }
     }
 
@@ -146,7 +163,7 @@ impl<'t> Whole<'t> {
         match (self, triggers) {
             (_, None) => Ok(()),
             (Whole::Alone, Some(triggers)) => triggers.end_statement(cx, txn),
-            (Whole::Part(_, kept), Some(triggers)) => {
+            (Whole::Part(_, kept, _), Some(triggers)) => {
                 kept.borrow_mut().push(triggers);
                 Ok(())
             }
@@ -155,23 +172,27 @@ impl<'t> Whole<'t> {
 }
 
 impl Parts {
-    /// Runs each partition's part the execution's parameters leave, as
-    /// parts of `whole`: the rows counted and returned.
-    fn run_parts(
-        &self,
-        cx: &Ctx<'_>,
-        txn: &mut Transaction,
-        env: &Env<'_>,
-        whole: Whole<'_>,
-    ) -> Result<(u64, Vec<Vec<Value>>), SqlError> {
-        let mut count = 0u64;
-        let mut rows = Vec::new();
-        let run: Vec<&Change> = match &self.at_start {
+    /// The partitions' changes the execution's parameters leave.
+    fn running(&self, env: &Env<'_>) -> Vec<&Change> {
+        match &self.at_start {
             None => self.changes.iter().collect(),
             Some(at_start) => (at_start.branches(env).into_iter())
                 .map(|n| &self.changes[n])
                 .collect(),
-        };
+        }
+    }
+
+    /// Runs the changes `run`, as parts of `whole`: the rows counted and
+    /// returned.
+    fn run_parts(
+        cx: &Ctx<'_>,
+        txn: &mut Transaction,
+        env: &Env<'_>,
+        run: &[&Change],
+        whole: Whole<'_>,
+    ) -> Result<(u64, Vec<Vec<Value>>), SqlError> {
+        let mut count = 0u64;
+        let mut rows = Vec::new();
         for change in run {
             match change.run_in(cx, txn, env, whole)? {
                 Output::Rows {
@@ -822,10 +843,13 @@ impl PerRow<'_> {
     /// one is correlated, the writes in a command of their own that is
     /// ended whatever `change` returns. Without subqueries, `change` as it
     /// is (the pgbench path).
+    /// A part of a change of several tables runs in their `statement`'s
+    /// command instead ([`Whole::command`]): its subqueries read as of it.
     fn run<T>(
         txn: &mut Transaction,
         subplans: &[Subplan],
         env: &Env<'_>,
+        statement: Option<Command>,
         change: impl FnOnce(&mut Transaction, &Env<'_>, PerRow<'_>) -> Result<T, SqlError>,
     ) -> Result<T, SqlError> {
         let mut per_row = PerRow {
@@ -835,12 +859,18 @@ impl PerRow<'_> {
         if subplans.is_empty() {
             return change(txn, env, per_row);
         }
-        let results = subquery::run_uncorrelated(txn, subplans, env)?;
+        let results = as_of(txn, statement, |txn| {
+            subquery::run_uncorrelated(txn, subplans, env)
+        })?;
         let env = Env {
             subqueries: &results,
             ..*env
         };
         if !subplans.iter().any(Subplan::is_correlated) {
+            return change(txn, &env, per_row);
+        }
+        if statement.is_some() {
+            per_row.command = statement;
             return change(txn, &env, per_row);
         }
         let command = txn.begin_command()?;
@@ -1114,7 +1144,6 @@ impl Change {
         whole: Whole<'_>,
     ) -> Result<Output, SqlError> {
         let pending = cx.deferred;
-        let parent = whole.parent();
         match self {
             Change::Merge(merge) => merge.run(cx, txn, env),
             Change::Parts(parts) => {
@@ -1127,12 +1156,25 @@ impl Change {
                 let triggers = Triggers::of_statement(&parts.relation, event, &parts.set)?
                     .and_then(Triggers::statement_only);
                 let kept = RefCell::new(Vec::new());
-                let (count, rows) = triggers::one_command(txn, &[triggers.as_ref()], |txn| {
+                let run = parts.running(env);
+                // Several parts write in one command and read as of its
+                // start ([`Whole::command`]); begun before the triggers'
+                // statement, so the parts' writes are its own.
+                let command = match run.len() > 1 {
+                    true => Some(txn.begin_command()?),
+                    false => None,
+                };
+                let parted = triggers::one_command(txn, &[triggers.as_ref()], |txn| {
                     if let Some(triggers) = &triggers {
                         triggers.start_statement(cx, txn)?;
                     }
-                    parts.run_parts(cx, txn, env, Whole::Part(triggers.as_ref(), &kept))
-                })?;
+                    let whole = Whole::Part(triggers.as_ref(), &kept, command);
+                    Parts::run_parts(cx, txn, env, &run, whole)
+                });
+                if let Some(command) = command {
+                    txn.end_command(command);
+                }
+                let (count, rows) = parted?;
                 // The rows an UPDATE moved to another partition go in
                 // through the table once every partition's part is done,
                 // firing their new partition's INSERT row triggers.
@@ -1193,7 +1235,7 @@ impl Change {
                 on_conflict,
                 constraints,
                 subplans,
-            } => PerRow::run(txn, subplans, env, |txn, env, per_row| {
+            } => PerRow::run(txn, subplans, env, whole.command(), |txn, env, per_row| {
                 constraints.start_statement();
                 let mut triggers = Triggers::of_statement(relation, Event::Insert, &[])?;
                 // A partitioned table's rows fire their leaf partitions'
@@ -1360,7 +1402,7 @@ impl Change {
                 returning,
                 subplans,
                 late,
-            } => PerRow::run(txn, subplans, env, |txn, env, per_row| {
+            } => PerRow::run(txn, subplans, env, whole.command(), |txn, env, per_row| {
                 constraints.start_statement();
                 let set: Vec<usize> = assignments.iter().map(|(c, _)| *c).collect();
                 let triggers =
@@ -1368,7 +1410,7 @@ impl Change {
                 let rule = RowRule::of(cx, relation, constraints, triggers.as_ref());
                 let (updated, out) = each_changed_row(
                     txn,
-                    (&rule, parent),
+                    (&rule, whole),
                     (rows, late),
                     env,
                     per_row,
@@ -1401,13 +1443,13 @@ impl Change {
                 returning,
                 subplans,
                 late,
-            } => PerRow::run(txn, subplans, env, |txn, env, per_row| {
+            } => PerRow::run(txn, subplans, env, whole.command(), |txn, env, per_row| {
                 constraints.start_statement();
                 let triggers = Triggers::of_part(relation, Event::Delete, &[], whole.is_part())?;
                 let rule = RowRule::of(cx, relation, constraints, triggers.as_ref());
                 let (deleted, out) = each_changed_row(
                     txn,
-                    (&rule, parent),
+                    (&rule, whole),
                     (rows, late),
                     env,
                     per_row,
@@ -1449,9 +1491,11 @@ impl Around<'_> {
 }
 
 /// The frame an UPDATE's and a DELETE's part share, its one owner: one
-/// command for the statement and the triggers of `rule` and its `parent`
-/// ([`triggers::one_command`]), the BEFORE STATEMENT triggers, the scan of
-/// `rows` that does not see what they wrote ([`triggers::unseen`]), then
+/// command for the statement and the triggers of `rule` and those of
+/// the `whole` it is part of ([`triggers::one_command`]), the BEFORE
+/// STATEMENT triggers, the scan of `rows` that does not see what they
+/// wrote ([`triggers::unseen`]) nor what the whole's earlier parts wrote
+/// ([`Whole::command`]), then
 /// for each row selected its newest version that still qualifies
 /// ([`scan::write_newest_where`]), given to `change` if it passes the
 /// `late` conjuncts with the row's tuple id and values, the values as
@@ -1460,7 +1504,7 @@ impl Around<'_> {
 /// and RETURNING's rows.
 fn each_changed_row(
     txn: &mut Transaction,
-    (rule, parent): (&RowRule<'_, '_>, Option<&Triggers>),
+    (rule, whole): (&RowRule<'_, '_>, Whole<'_>),
     (rows, late): (&Rows, &[Scalar]),
     env: &Env<'_>,
     per_row: PerRow<'_>,
@@ -1471,13 +1515,16 @@ fn each_changed_row(
         Around<'_>,
     ) -> Result<(folio_db::Write, Option<Vec<Value>>), SqlError>,
 ) -> Result<(u64, Vec<Vec<Value>>), SqlError> {
-    let sets = [rule.triggers, parent];
+    let sets = [rule.triggers, whole.parent()];
     triggers::one_command(txn, &sets, |txn| {
         if let Some(triggers) = rule.triggers {
             triggers.start_statement(rule.cx, txn)?;
         }
-        let (selected, found) =
-            triggers::unseen(txn, &sets, |txn| rows.selected(txn, rule.relation, env))?;
+        let (selected, found) = triggers::unseen(txn, &sets, |txn| {
+            as_of(txn, whole.command(), |txn| {
+                rows.selected(txn, rule.relation, env)
+            })
+        })?;
         crate::explain_change::note_found(rule.cx, rows, selected.len(), found);
         let mut out = Vec::new();
         let mut changed = 0u64;
@@ -1513,6 +1560,20 @@ fn each_changed_row(
         }
         Ok((changed, out))
     })
+}
+
+/// Runs `read` as of the start of `command` if there is one
+/// (`Transaction::as_of_command`: it does not see the command's writes),
+/// else as it is.
+fn as_of<T>(
+    txn: &mut Transaction,
+    command: Option<Command>,
+    read: impl FnOnce(&mut Transaction) -> T,
+) -> T {
+    match command {
+        Some(command) => txn.as_of_command(Some(command), read),
+        None => read(txn),
+    }
 }
 
 /// The row count a command tag ends with.

@@ -2255,6 +2255,12 @@ fn function_base(
     offset: usize,
 ) -> Result<(Base, ScopeTable), SqlError> {
     let scan = scan.define(alias, call)?;
+    // A select list's calls (`project_set.rs`) give their columns as one
+    // record each.
+    let scan = match alias.is_some_and(|a| crate::project_set::is_label(&a.name.value)) {
+        true => scan.packed(),
+        false => scan,
+    };
     let types = scan.types();
     let mut names = scan.column_names();
     match alias {

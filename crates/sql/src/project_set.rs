@@ -46,9 +46,10 @@
 //!    resjunk column), an equal one in the select list standing for it.
 //!
 //! A single-row `VALUES` of an INSERT is a select list here, as in PostgreSQL ([`values_as_select`]).
-//! A function of several columns (`json_each`) or returning records is
-//! not a select list's call: PostgreSQL gives composite values, which
-//! folio has not (`scalar.rs` refuses it, 0A000).
+//! A function of several columns (`json_each`, `unnest(tsvector)`) gives
+//! them as one record value, as PostgreSQL's (`FunctionScan::packed`, asked
+//! for by the FROM items made here); one returning `record` is not a
+//! select list's call (`scalar.rs` refuses it as PostgreSQL does).
 //!
 //! The `"$srfL"` items are hidden from `*` (`from.rs`) and EXPLAIN shows
 //! each as a `ProjectSet` over what it joins, or over a `Result` without
@@ -107,9 +108,6 @@ fn is_srf_call(f: &Function) -> bool {
     f.over.is_none()
         && crate::table_functions::is_table_function(&f.name)
         && crate::json_records::RecordFunc::of(&name).is_none()
-        && !crate::ts_debug::gives_records(&name)
-        && crate::json_table_functions::JsonTableFunc::of(&name)
-            .is_none_or(|j| j.columns().len() == 1)
 }
 
 /// Whether `e` holds a set-returning call of this query level.

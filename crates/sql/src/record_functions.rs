@@ -56,6 +56,7 @@ pub fn listed_columns(
         procedural: Some(Box::new(crate::plpgsql::set_returning::record_shape(def))),
         also: Vec::new(),
         record: Vec::new(),
+        packed: false,
     };
     let call = sqlparser::ast::Spanned::span(name).start;
     Ok(Some(scan.define(alias.as_ref(), Some(call))?.record))

@@ -1582,7 +1582,7 @@ fn function<C: Columns + ?Sized>(
         None if crate::table_functions::is_table_function(&f.name) => {
             let name = crate::plpgsql::set_returning::shown_name(f).unwrap_or(name);
             return Err(SqlError::unsupported(format!(
-                "{name}() here (a set-returning function runs in FROM, or in a select list when it gives one column)"
+                "{name}() here (a set-returning function runs in FROM or in a select list)"
             )));
         }
         _ => return Err(no_such_function(&written(&f.name), &args, columns)),

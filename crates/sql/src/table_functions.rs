@@ -103,6 +103,10 @@ pub struct FunctionScan {
     /// The column definition list of a function returning records
     /// ([`TableFunc::Record`], [`FunctionScan::define`]): names and types.
     pub record: Vec<(String, SqlType)>,
+    /// Its columns (not the side-by-side calls', nor the ordinal) are
+    /// one record value, as a select list's call of a function of several
+    /// columns gives them ([`FunctionScan::packed`]).
+    pub packed: bool,
 }
 
 /// The name `ROWS FROM (...)` is read as (no SQL name can be it).
@@ -231,6 +235,7 @@ impl FunctionScan {
                     procedural: Some(Box::new(shape)),
                     also: Vec::new(),
                     record: Vec::new(),
+                    packed: false,
                 });
             }
             "unnest" if bound.len() == 1 && bound[0].ty_in(none) == SqlType::TsVector => {
@@ -322,6 +327,7 @@ impl FunctionScan {
             procedural: None,
             also: Vec::new(),
             record: Vec::new(),
+            packed: false,
         })
     }
 
@@ -448,14 +454,9 @@ impl FunctionScan {
 
     /// Its value columns' names (without an alias), then `ordinality`.
     pub fn column_names(&self) -> Vec<String> {
-        let mut names: Vec<String> = match (self.func, &self.procedural) {
-            (TableFunc::Json(f), _) => f.columns().iter().map(|(n, _)| n.to_string()).collect(),
-            (TableFunc::Record(_), _) => self.record.iter().map(|(n, _)| n.clone()).collect(),
-            (f, _) if f.columns().is_some() => (f.columns().into_iter().flatten())
-                .map(|(n, _)| n.to_string())
-                .collect(),
-            (_, Some(shape)) => shape.columns.iter().map(|(n, _)| n.clone()).collect(),
-            _ => vec![self.name()],
+        let mut names = match self.packed {
+            true => vec![self.name()],
+            false => self.own_names(),
         };
         for other in &self.also {
             names.extend(other.column_names());
@@ -466,9 +467,62 @@ impl FunctionScan {
         names
     }
 
+    /// The names of this call's own columns, unpacked.
+    fn own_names(&self) -> Vec<String> {
+        match (self.func, &self.procedural) {
+            (TableFunc::Json(f), _) => f.columns().iter().map(|(n, _)| n.to_string()).collect(),
+            (TableFunc::Record(_), _) => self.record.iter().map(|(n, _)| n.clone()).collect(),
+            (f, _) if f.columns().is_some() => (f.columns().into_iter().flatten())
+                .map(|(n, _)| n.to_string())
+                .collect(),
+            (_, Some(shape)) => shape.columns.iter().map(|(n, _)| n.clone()).collect(),
+            _ => vec![self.name()],
+        }
+    }
+
     /// Its columns' types: the values, then the ordinal.
     pub fn types(&self) -> Vec<SqlType> {
-        let mut types = match self.func {
+        let mut types = match self.packed {
+            true => vec![self.record_type()],
+            false => self.own_types(),
+        };
+        for other in &self.also {
+            types.extend(other.types());
+        }
+        if self.ordinality {
+            types.push(SqlType::Int8);
+        }
+        types
+    }
+
+    /// This call's columns packed: with each call of the side-by-side
+    /// ones that gives several columns giving them as one record value
+    /// instead, as PostgreSQL's select list shows such a call
+    /// (`select unnest('a:1'::tsvector)` is `(a,{1},{D})`; its fields
+    /// are read by name, `(unnest(...)).lexeme`). `project_set.rs` asks
+    /// for it for the FROM items it makes of a select list's calls.
+    pub fn packed(mut self) -> Self {
+        let several = self.own_types().len() > 1;
+        self.packed = several && self.func != TableFunc::Procedural;
+        self.also = self.also.into_iter().map(FunctionScan::packed).collect();
+        self
+    }
+
+    /// The record type of this call's own columns, when packed: an
+    /// anonymous `record` whose fields are its columns.
+    fn record_type(&self) -> SqlType {
+        let def = folio_row::CompositeType::intern(folio_row::CompositeType {
+            oid: SqlType::Record.oid(),
+            array_oid: SqlType::Array(&SqlType::Record).oid(),
+            name: "record".into(),
+            fields: self.own_names().into_iter().zip(self.own_types()).collect(),
+        });
+        *def.sql_type()
+    }
+
+    /// The types of this call's own columns, unpacked.
+    fn own_types(&self) -> Vec<SqlType> {
+        match self.func {
             TableFunc::Series(ty) | TableFunc::Unnest(ty) => vec![ty],
             TableFunc::PartitionAncestors => vec![SqlType::Int8],
             TableFunc::PartitionTree
@@ -491,14 +545,7 @@ impl FunctionScan {
             TableFunc::Procedural => (self.procedural.iter())
                 .flat_map(|s| s.columns.iter().map(|(_, t)| *t))
                 .collect(),
-        };
-        for other in &self.also {
-            types.extend(other.types());
         }
-        if self.ordinality {
-            types.push(SqlType::Int8);
-        }
-        types
     }
 
     /// Its rows for this run, each passed to `keep` (a filter), the first
@@ -516,6 +563,9 @@ impl FunctionScan {
     ) -> Result<Vec<Vec<Value>>, SqlError> {
         if !self.also.is_empty() {
             return self.side_by_side_rows(txn, env, limit, keep);
+        }
+        if self.packed {
+            return self.packed_rows(txn, env, limit, keep);
         }
         let wanted = |out: &Vec<Vec<Value>>| limit.is_none_or(|l| out.len() < l);
         let mut args = Vec::with_capacity(self.args.len());
@@ -864,6 +914,7 @@ fn record(
         procedural: None,
         also: Vec::new(),
         record: record.unwrap_or_default(),
+        packed: false,
     })
 }
 
@@ -941,6 +992,7 @@ fn series(bounds: Vec<Scalar>, ordinality: bool) -> Result<FunctionScan, SqlErro
                 procedural: None,
                 also: Vec::new(),
                 record: Vec::new(),
+                packed: false,
             });
         }
     }
@@ -972,6 +1024,7 @@ fn series(bounds: Vec<Scalar>, ordinality: bool) -> Result<FunctionScan, SqlErro
         procedural: None,
         also: Vec::new(),
         record: Vec::new(),
+        packed: false,
     })
 }
 
@@ -1001,6 +1054,36 @@ impl FunctionScan {
             }
             _ => return Ok(None),
         }))
+    }
+
+    /// [`FunctionScan::rows`] of a packed call (with no side-by-side
+    /// ones): each row's columns one record, then the ordinal.
+    fn packed_rows(
+        &self,
+        txn: &Transaction,
+        env: &Env<'_>,
+        limit: Option<usize>,
+        mut keep: impl FnMut(&[Value]) -> Result<bool, SqlError>,
+    ) -> Result<Vec<Vec<Value>>, SqlError> {
+        let unpacked = FunctionScan {
+            packed: false,
+            ordinality: false,
+            ..self.clone()
+        };
+        let mut out = Vec::new();
+        for (n, fields) in unpacked.rows(txn, env, None, every_row)?.into_iter().enumerate() {
+            if limit.is_some_and(|l| out.len() >= l) {
+                break;
+            }
+            let mut row = vec![Value::Record(fields)];
+            if self.ordinality {
+                row.push(Value::Int8(n as i64 + 1));
+            }
+            if keep(&row)? {
+                out.push(row);
+            }
+        }
+        Ok(out)
     }
 
     fn side_by_side_rows(

@@ -12,13 +12,6 @@ use crate::ts_config::Config;
 use crate::ts_token_kinds::{ALL, DEFAULT_PARSER_OID};
 use folio_row::{SqlType, Value};
 
-/// Whether `name` (folded) is one of these functions: in a select list
-/// each gives PostgreSQL's records, which folio has not (0A000 there;
-/// they run in FROM).
-pub(crate) fn gives_records(name: &str) -> bool {
-    matches!(name, "ts_token_type" | "ts_parse" | "ts_debug")
-}
-
 /// `ts_token_type`'s columns.
 pub(crate) const TOKEN_TYPE_COLUMNS: &[(&str, SqlType)] = &[
     ("tokid", SqlType::Int4),

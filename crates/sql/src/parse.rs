@@ -364,6 +364,7 @@ pub fn statements(sql: &str) -> Result<Vec<Parsed>, SqlError> {
         {
             spanned[0].token = Token::make_keyword("ROLLBACK");
         }
+        crate::sql_functions::take_planner_estimates(&mut spanned)?;
         crate::sql_functions::setof_as_table(&mut spanned);
         crate::parameter_modes::mark(&mut spanned);
         identity_options_in_order(&mut spanned, &text)?;

@@ -134,6 +134,71 @@ pub fn refused_form(tokens: &[sqlparser::tokenizer::Token], last: bool) -> Optio
     }
 }
 
+/// `COST n` and `ROWS n` of a `CREATE [OR REPLACE] FUNCTION` (a
+/// statement's tokens, without whitespace) taken out: PostgreSQL's
+/// planner estimates, which folio's planner does not read (sqlparser reads
+/// neither). PostgreSQL's 22023s are kept: a number not above zero, ROWS
+/// of a function that returns no set.
+pub fn take_planner_estimates(
+    tokens: &mut Vec<sqlparser::tokenizer::TokenWithSpan>,
+) -> Result<(), SqlError> {
+    use sqlparser::tokenizer::{Token, TokenWithSpan};
+    let word = |t: &TokenWithSpan| match &t.token {
+        Token::Word(w) if w.quote_style.is_none() => w.value.to_ascii_lowercase(),
+        _ => String::new(),
+    };
+    let head: Vec<String> = tokens.iter().take(4).map(word).collect();
+    if !(head.starts_with(&["create".into(), "function".into()])
+        || head == ["create", "or", "replace", "function"])
+    {
+        return Ok(());
+    }
+    // The options follow the argument list's closing parenthesis.
+    let Some(open) = tokens.iter().position(|t| t.token == Token::LParen) else {
+        return Ok(());
+    };
+    let mut depth = 0usize;
+    let mut at = open;
+    let mut set = false;
+    while at < tokens.len() {
+        match &tokens[at].token {
+            Token::LParen => depth += 1,
+            Token::RParen => depth = depth.saturating_sub(1),
+            _ if depth == 0 && word(&tokens[at]) == "returns" => {
+                let next = tokens.get(at + 1).map(word).unwrap_or_default();
+                set = next == "setof" || next == "table";
+            }
+            _ if depth == 0 && matches!(word(&tokens[at]).as_str(), "cost" | "rows") => {
+                let option = word(&tokens[at]);
+                let after = |k: usize| tokens.get(at + k).map(|t| &t.token);
+                let number = match (after(1), after(2)) {
+                    (Some(Token::Number(n, _)), _) => n.parse::<f64>().ok(),
+                    // `-n`: refused below.
+                    (Some(Token::Minus), Some(Token::Number(..))) => Some(-1.0),
+                    _ => None,
+                };
+                if let Some(n) = number {
+                    if n <= 0.0 {
+                        let upper = option.to_ascii_uppercase();
+                        return Err(SqlError::new("22023", format!("{upper} must be positive")));
+                    }
+                    if option == "rows" && !set {
+                        return Err(SqlError::new(
+                            "22023",
+                            "ROWS is not applicable when function does not return a set",
+                        ));
+                    }
+                    tokens.drain(at..at + 2);
+                    continue;
+                }
+            }
+            _ => {}
+        }
+        at += 1;
+    }
+    Ok(())
+}
+
 /// The column name that marks `RETURNS TABLE ("$setof" type)` as
 /// `RETURNS SETOF type` (sqlparser reads no SETOF; [`setof_as_table`]).
 /// Not a name a client can write unquoted.

@@ -594,8 +594,11 @@ pub struct Inherit {
 /// and each of its CHECK constraints: 42804; a cycle is 42P07) or `NO
 /// INHERIT parent` (42P01 if it is not a parent), as PostgreSQL 15's.
 pub fn inherit(cx: &Ctx<'_>, txn: &mut Transaction, alter: &Inherit) -> Result<(), SqlError> {
-    let child = table_def(cx, txn, &alter.table)?;
-    let parent = table_def(cx, txn, &alter.parent)?;
+    // Its own statement (sqlparser has none), so the names are resolved
+    // here: a temporary table of the name first, then the search path.
+    let named = |name: &str| crate::temp_tables::resolve_name(cx, txn, name);
+    let child = table_def(cx, txn, &named(&alter.table)?)?;
+    let parent = table_def(cx, txn, &named(&alter.parent)?)?;
     let shown = |d: &TableDef| folio_catalog::unqualified(&d.name).to_string();
     let parents = child.parents();
     if !alter.add {

@@ -163,7 +163,7 @@ pub fn type_avg_width(ty: SqlType) -> u32 {
         | SqlType::Xid8 => return 8,
         SqlType::TimeTz(_) => return 12,
         SqlType::Uuid | SqlType::Interval(_) => return 16,
-        SqlType::Char(n) => return n * MAX_CHAR_BYTES + VARHDRSZ,
+        SqlType::Char(n) if n > 0 => return n * MAX_CHAR_BYTES + VARHDRSZ,
         SqlType::Varchar(Some(n)) => n * MAX_CHAR_BYTES + VARHDRSZ,
         // numeric_maximum_size: a 8-byte header and a base-10000 digit
         // per 4 decimal digits, one more for the point's alignment.

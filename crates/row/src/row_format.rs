@@ -486,6 +486,7 @@ pub fn max_inline_row_len(types: &[SqlType]) -> Option<usize> {
     for ty in types {
         len += match *ty {
             SqlType::Numeric(_) => return None,
+            SqlType::Char(0) => return None,
             SqlType::Char(n) | SqlType::Varchar(Some(n)) => 4 + 4 * n as usize,
             ty => ty.fixed_width()?,
         };

@@ -338,6 +338,8 @@ impl SqlType {
     /// PostgreSQL's type modifier (`atttypmod`): -1 when there is none.
     pub fn typmod(self) -> i32 {
         match self {
+            // `Char(0)` is `bpchar`, a char without a length.
+            SqlType::Char(0) => -1,
             SqlType::Varchar(Some(n)) | SqlType::Char(n) => n as i32 + 4,
             SqlType::Numeric(Some((p, s))) => (((p as i32) << 16) | s as i32) + 4,
             // PostgreSQL's time and timestamp typmod is the precision
@@ -369,7 +371,8 @@ impl SqlType {
             1700 => SqlType::Numeric(modifier.map(|m| ((m >> 16) as u16, (m & 0xFFFF) as u16))),
             25 => SqlType::Text,
             1043 => SqlType::Varchar(modifier),
-            1042 => SqlType::Char(modifier.unwrap_or(1)),
+            // No modifier: `bpchar`, a char without a length.
+            1042 => SqlType::Char(modifier.unwrap_or(0)),
             17 => SqlType::Bytea,
             16 => SqlType::Bool,
             1082 => SqlType::Date,
@@ -457,6 +460,7 @@ impl SqlType {
             SqlType::Text => "text".into(),
             SqlType::Varchar(None) => "character varying".into(),
             SqlType::Varchar(Some(n)) => format!("character varying({n})"),
+            SqlType::Char(0) => "bpchar".into(),
             SqlType::Char(n) => format!("character({n})"),
             SqlType::Bytea => "bytea".into(),
             SqlType::Bool => "boolean".into(),

@@ -197,6 +197,8 @@ impl Value {
                 }
                 Value::Text(s)
             }
+            // `bpchar`, without a length, keeps the text as it is.
+            (v @ Value::Text(_), SqlType::Char(0)) => v,
             (Value::Text(mut s), SqlType::Char(n)) => {
                 // Padded in place: a value already of `n` characters (a
                 // second fit, a row read back) is kept as it is.

@@ -88,7 +88,8 @@ impl Dialect for Folio {
         POSTGRES.is_custom_operator_part(ch)
     }
 
-    /// `[NOT] BETWEEN SYMMETRIC` and `ASYMMETRIC` (`between_symmetric.rs`).
+    /// `[NOT] BETWEEN SYMMETRIC` and `ASYMMETRIC` (`between_symmetric.rs`);
+    /// `x ISNULL` (`isnull_operator.rs`).
     fn parse_infix(
         &self,
         parser: &mut Parser,
@@ -96,6 +97,7 @@ impl Dialect for Folio {
         _precedence: u8,
     ) -> Option<Result<sqlparser::ast::Expr, ParserError>> {
         crate::between_symmetric::parse(parser, expr)
+            .or_else(|| crate::isnull_operator::parse(parser, expr))
     }
 
     fn get_next_precedence(&self, parser: &Parser) -> Option<Result<u8, ParserError>> {
@@ -103,6 +105,9 @@ impl Dialect for Folio {
         // named argument, `f(a := 1)`).
         if parser.peek_token().token == sqlparser::tokenizer::Token::Assignment {
             return Some(Ok(0));
+        }
+        if let Some(precedence) = crate::isnull_operator::precedence(parser) {
+            return Some(Ok(precedence));
         }
         POSTGRES.get_next_precedence(parser)
     }

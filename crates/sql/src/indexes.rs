@@ -42,6 +42,7 @@ pub fn create_index(
         .iter()
         .map(index_key)
         .collect::<Result<Vec<_>, _>>()?;
+    check_operator_classes(db, txn, &table, create, &keys)?;
     let name = match &create.name {
         Some(name) => names::relation(name)?,
         None => {
@@ -111,12 +112,38 @@ fn index_key(column: &IndexColumn) -> Result<(Key, KeyOrder), SqlError> {
         Expr::Identifier(id) => Key::Column(names::ident(id)),
         other => Key::Expression(Box::new(other.clone())),
     };
-    if column.operator_class.is_some() {
-        return Err(SqlError::unsupported(format!(
-            "the operator class of {column}"
-        )));
-    }
     Ok((key, key_order(column)))
+}
+
+/// The operator classes written on `create`'s keys: each must be its
+/// column type's default (`default_opclass.rs`).
+fn check_operator_classes(
+    db: &Database,
+    txn: &mut Transaction,
+    table: &str,
+    create: &CreateIndex,
+    keys: &[(Key, KeyOrder)],
+) -> Result<(), SqlError> {
+    if create.columns.iter().all(|c| c.operator_class.is_none()) {
+        return Ok(());
+    }
+    // No such table: left to the catalog's error.
+    let Some(def) = db.catalog().table(txn, table)? else {
+        return Ok(());
+    };
+    for (column, (key, _)) in create.columns.iter().zip(keys) {
+        let Some(class) = &column.operator_class else {
+            continue;
+        };
+        let type_oid = match key {
+            Key::Column(name) => (def.columns.iter())
+                .find(|c| c.name == *name)
+                .map(|c| c.type_oid),
+            Key::Expression(_) => None,
+        };
+        crate::default_opclass::check(&class.value, type_oid, &column.to_string())?;
+    }
+    Ok(())
 }
 
 /// `DROP INDEX [IF EXISTS] name, ...`.

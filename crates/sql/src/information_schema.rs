@@ -575,7 +575,7 @@ fn column_row(
     let int = |v: Option<i64>| v.map_or(Value::Null, |v| Value::Int4(v as i32));
     let length = match ty {
         SqlType::Varchar(n) => n.map(i64::from),
-        SqlType::Char(n) => Some(i64::from(n)),
+        SqlType::Char(n) => (n > 0).then(|| i64::from(n)),
         _ => None,
     };
     // UTF8: up to 4 bytes a character; PostgreSQL's 1 GB for no limit.

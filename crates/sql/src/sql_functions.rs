@@ -410,11 +410,6 @@ fn definition(
     let (mut args, mut outputs) = (Vec::new(), Vec::new());
     let (mut modes, mut defaults) = (Vec::new(), Vec::new());
     for arg in create.args.iter().flatten() {
-        if !procedure && plpgsql && matches!(arg.mode, Some(ArgMode::Out | ArgMode::InOut)) {
-            return Err(SqlError::unsupported(
-                "OUT and INOUT arguments of PL/pgSQL functions",
-            ));
-        }
         if !procedure && arg.default_expr.is_some() {
             return Err(SqlError::unsupported(
                 "default values of function arguments",
@@ -632,13 +627,15 @@ fn definition(
 }
 
 /// The oid and modifier of a declared argument or result type: a
-/// column's type or a polymorphic pseudo-type (`polymorphic.rs`).
+/// column's type or a polymorphic pseudo-type (`polymorphic.rs`). The
+/// modifier is always -1: PostgreSQL drops a function's declared lengths
+/// and precisions (`char(3)` is `bpchar`, `varchar(2)` `varchar`).
 pub(crate) fn declared_type(ty: &DataType) -> Result<(u32, i32), SqlError> {
     if let Some(oid) = crate::polymorphic::pseudo_type(ty) {
         return Ok((oid, -1));
     }
     let ty = crate::types::column_type(ty)?;
-    Ok((ty.oid(), ty.typmod()))
+    Ok((ty.oid(), -1))
 }
 
 /// How the body of a SQL-standard `RETURN e` function is stored: its

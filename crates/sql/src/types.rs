@@ -193,6 +193,8 @@ fn named_type(name: &ast::ObjectName) -> Result<SqlType, SqlError> {
         "numeric" => SqlType::Numeric(None),
         "text" | "name" | "char" => SqlType::Text,
         "varchar" => SqlType::Varchar(None),
+        // A char without a length (`Char(0)`).
+        "bpchar" => SqlType::Char(0),
         "bytea" => SqlType::Bytea,
         "bool" => SqlType::Bool,
         "date" => SqlType::Date,
@@ -873,7 +875,8 @@ pub(crate) fn no_cast_from(from: SqlType, ty: SqlType) -> SqlError {
 /// (22001, `Value::fit`). An array of them cuts each element.
 pub fn explicit_cast(value: Value, ty: SqlType) -> Result<Value, SqlError> {
     let limit = match ty {
-        SqlType::Varchar(Some(n)) | SqlType::Char(n) => n as usize,
+        SqlType::Varchar(Some(n)) => n as usize,
+        SqlType::Char(n) if n > 0 => n as usize,
         SqlType::Array(element @ (SqlType::Varchar(Some(_)) | SqlType::Char(_))) => {
             return match cast(value, SqlType::Array(&SqlType::Text))? {
                 Value::Array(a) => Ok(Value::Array(a.try_map(|v| explicit_cast(v, *element))?)),

@@ -289,11 +289,45 @@ impl<'a, 'c> Runner<'a, 'c> {
     /// OUT variables (`RETURNS TABLE`'s columns) are declared, labelled
     /// `label`.
     pub fn collect_rows(&mut self, rows: ResultRows, label: &str) -> Result<(), SqlError> {
-        for (name, ty) in rows.out_variables() {
-            self.declare(&name, Some(label), ty, Value::Null);
-        }
+        let outputs = rows.out_variables();
+        self.declare_outputs(&outputs, label);
         self.set = Some(rows);
         Ok(())
+    }
+
+    /// Declares a function's output variables (OUT parameters, `RETURNS
+    /// TABLE`'s columns), NULL, labelled `label`; an INOUT one is its
+    /// argument's variable, already declared.
+    pub fn declare_outputs(&mut self, outputs: &[(String, SqlType)], label: &str) {
+        for (name, ty) in outputs {
+            if self.var_index(std::slice::from_ref(name)).is_none() {
+                self.declare(name, Some(label), *ty, Value::Null);
+            }
+        }
+    }
+
+    /// Declares `alias` as another name of variable `name`, if declared.
+    pub fn alias_named(&mut self, name: &str, alias: &str) {
+        if let Some(target) = self.var_index(&[name.to_string()]) {
+            let label = self.vars[target].label.clone();
+            self.vars.push(Var {
+                name: alias.to_string(),
+                label,
+                kind: Kind::Alias(target),
+                value: Value::Null,
+                constant: false,
+                not_null: false,
+                bound: None,
+            });
+        }
+    }
+
+    /// The value of variable `name` (NULL when there is none).
+    pub fn value_of(&self, name: &str) -> Value {
+        match self.var_index(&[name.to_string()]) {
+            Some(at) => self.resolved(at).value.clone(),
+            None => Value::Null,
+        }
     }
 
     /// The rows a set-returning function's body collected.

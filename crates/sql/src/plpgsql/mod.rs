@@ -97,10 +97,25 @@ pub fn call_returning(
     if def.returns_set {
         // Its rows, as one value (`set_returning.rs`).
         runner.collect_rows(set_returning::result_rows(def, record)?, &label)?;
+        alias_unnamed_outputs(&mut runner, def);
         runner.run(block).map_err(plpgsql_error)?;
         return Ok(runner.take_rows().map_or(Value::Null, |r| r.into_value()));
     }
-    let returned = runner.run(block).map_err(plpgsql_error)?;
+    let outputs = output_variables(def)?;
+    runner.declare_outputs(&outputs, &label);
+    alias_unnamed_outputs(&mut runner, def);
+    let mut returned = runner.run(block).map_err(plpgsql_error)?;
+    if !outputs.is_empty() {
+        // `RETURN;` or the end: the OUT variables' values, a row of them
+        // when there are more than one.
+        let mut values: Vec<Value> = (outputs.iter())
+            .map(|(name, _)| runner.value_of(name))
+            .collect();
+        returned = Some(match values.len() {
+            1 => values.remove(0),
+            _ => Value::Record(values),
+        });
+    }
     if let (Some(columns), Some(value)) = (record, &returned) {
         // A `record` function called in FROM: its one row, checked
         // against the call's list (`record_functions.rs`).
@@ -124,6 +139,30 @@ pub fn call_returning(
                 )
             })?;
             crate::types::explicit_cast(value, ty)
+        }
+    }
+}
+
+/// The OUT (and INOUT) variables of function `def` that returns one
+/// value or row (not a set): its result's columns, with their types.
+fn output_variables(def: &FunctionDef) -> Result<Vec<(String, folio_row::SqlType)>, SqlError> {
+    if def.returns_set || def.columns_of_table || def.columns.is_empty() {
+        return Ok(Vec::new());
+    }
+    set_returning::shape(def)
+}
+
+/// `$n` for a function's unnamed OUT parameters, when it has no input
+/// ones (their numbers are then their positions among the outputs;
+/// folio keeps no order of inputs among outputs to number them
+/// otherwise).
+fn alias_unnamed_outputs(runner: &mut exec::Runner<'_, '_>, def: &FunctionDef) {
+    if !def.args.is_empty() || def.columns_of_table {
+        return;
+    }
+    for (i, (name, ..)) in def.columns.iter().enumerate() {
+        if *name == format!("column{}", i + 1) {
+            runner.alias_named(name, &format!("${}", i + 1));
         }
     }
 }

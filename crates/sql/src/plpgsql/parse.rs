@@ -928,7 +928,14 @@ impl P {
                 })
             }
             _ if self.is_assignment() => {
-                let target = self.dotted()?;
+                let target = match self.peek() {
+                    Some(Token::Placeholder(p)) => {
+                        let number = vec![p.clone()];
+                        self.bump();
+                        number
+                    }
+                    _ => self.dotted()?,
+                };
                 if !self.eat(&Token::Assignment) {
                     self.expect(&Token::Eq)?;
                 }
@@ -952,6 +959,8 @@ impl P {
         let is_op = |t: Option<&&Token>| matches!(t, Some(Token::Assignment | Token::Eq));
         match rest.as_slice() {
             [Token::Word(_), rest @ ..] if is_op(rest.first()) => true,
+            // `$1 := v`: an argument by number.
+            [Token::Placeholder(p), rest @ ..] if p.starts_with('$') => is_op(rest.first()),
             [Token::Word(_), Token::Period, Token::Word(_), rest @ ..] => is_op(rest.first()),
             _ => false,
         }
@@ -1159,9 +1168,16 @@ impl P {
             condition: None,
             options: Vec::new(),
         };
-        match self.peek() {
+        let format = match self.peek() {
             Some(Token::SingleQuotedString(s)) | Some(Token::EscapedStringLiteral(s)) => {
-                raise.format = Some(s.clone());
+                Some(s.clone())
+            }
+            Some(Token::DollarQuotedString(s)) => Some(s.value.clone()),
+            _ => None,
+        };
+        match self.peek() {
+            Some(_) if format.is_some() => {
+                raise.format = format;
                 self.bump();
                 if self.eat(&Token::Comma) {
                     raise.args = self.expr_list(&["using"])?;

@@ -207,7 +207,9 @@ pub fn result_of(
 
 /// PostgreSQL's checks of a body against its function's result, made at
 /// CREATE (42804): `RETURN expr` in a set-returning function, `RETURN
-/// NEXT` / `QUERY` in another, `RETURN NEXT expr` with OUT variables.
+/// NEXT` / `QUERY` in another, `RETURN NEXT expr` or `RETURN expr` with
+/// OUT variables, `RETURN expr` returning void; `RETURN;` returning a
+/// value (42601).
 pub fn check_body(def: &FunctionDef, block: &Block) -> Result<(), SqlError> {
     let mut found = Ok(());
     walk(&block.body, &mut |stmt| {
@@ -228,6 +230,24 @@ pub fn check_body(def: &FunctionDef, block: &Block) -> Result<(), SqlError> {
                 "RETURN NEXT cannot have a parameter in function with OUT parameters",
             ),
             Stmt::ReturnNext(None) if def.returns_set && !has_out(def) => {
+                SqlError::syntax("missing expression at or near \";\"")
+            }
+            Stmt::Return(Some(_)) if has_out(def) => SqlError::new(
+                "42804",
+                "RETURN cannot have a parameter in function with OUT parameters",
+            ),
+            Stmt::Return(Some(_)) if def.result.0 == crate::sql_functions::VOID => SqlError::new(
+                "42804",
+                "RETURN cannot have a parameter in function returning void",
+            ),
+            // A trigger function's `RETURN;` is refused when it runs.
+            Stmt::Return(None)
+                if !def.returns_set
+                    && !def.procedure
+                    && !has_out(def)
+                    && def.result.0 != crate::sql_functions::VOID
+                    && def.result.0 != crate::sql_functions::TRIGGER =>
+            {
                 SqlError::syntax("missing expression at or near \";\"")
             }
             _ => return,

@@ -1,0 +1,49 @@
+//! A btree index key's operator class written by name: folio takes the
+//! name of the default class of the key column's type (PostgreSQL's
+//! `bpchar_ops` for `char(n)`, `text_ops` for text and varchar, ...),
+//! which orders as the key would without it; any other class (the
+//! `*_pattern_ops`, a user's) is not supported (0A000).
+
+use crate::error::SqlError;
+
+/// The default btree operator classes and the type oids each serves.
+const DEFAULTS: &[(&str, &[u32])] = &[
+    ("bool_ops", &[16]),
+    ("bytea_ops", &[17]),
+    ("name_ops", &[19]),
+    ("int8_ops", &[20]),
+    ("int2_ops", &[21]),
+    ("int4_ops", &[23]),
+    ("text_ops", &[25, 1043]),
+    ("oid_ops", &[26]),
+    ("float4_ops", &[700]),
+    ("float8_ops", &[701]),
+    ("money_ops", &[790]),
+    ("inet_ops", &[869, 650]),
+    ("bpchar_ops", &[1042]),
+    ("date_ops", &[1082]),
+    ("time_ops", &[1083]),
+    ("timestamp_ops", &[1114]),
+    ("timestamptz_ops", &[1184]),
+    ("interval_ops", &[1186]),
+    ("timetz_ops", &[1266]),
+    ("numeric_ops", &[1700]),
+    ("uuid_ops", &[2950]),
+    ("jsonb_ops", &[3802]),
+];
+
+/// Ok when `class` is the default btree operator class of a column of
+/// type oid `type_oid` (`None`: the key is an expression, whose class
+/// folio does not check, so only its default is taken by name either).
+pub fn check(class: &str, type_oid: Option<u32>, key: &str) -> Result<(), SqlError> {
+    let class = class.to_ascii_lowercase();
+    let ok = DEFAULTS
+        .iter()
+        .any(|(name, oids)| *name == class && type_oid.is_some_and(|t| oids.contains(&t)));
+    match ok {
+        true => Ok(()),
+        false => Err(SqlError::unsupported(format!(
+            "the operator class of {key}"
+        ))),
+    }
+}

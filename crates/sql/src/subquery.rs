@@ -303,13 +303,12 @@ fn correlated(
     scope: &Scope,
     sublink: Option<Sublink>,
 ) -> Result<Option<Subplan>, SqlError> {
-    // (A CTE's query is found in the body where it is named; the items
-    // of a VALUES list with a WITH, as a derived table's. A LATERAL
-    // `(VALUES (outer.x))` stays refused: run per row of a join it can
-    // be far slower than PostgreSQL's plan for it.)
-    let with = q.with.is_some();
+    // (A CTE's query is found in the body where it is named. A VALUES
+    // list or a set operation, `LATERAL (VALUES (outer.x))` or `(SELECT
+    // ... WHERE g = q1 UNION ALL SELECT ...)`, is read as a derived table
+    // of a SELECT, whose outer references are found below.)
     let mut q = crate::cte::inlined_whole(q)?;
-    if with && matches!(q.body.as_ref(), SetExpr::Values(_)) {
+    if matches!(q.body.as_ref(), SetExpr::Values(_) | SetExpr::SetOperation { .. }) {
         let mut wrapped = crate::parse::query("SELECT * FROM (SELECT 1) AS \"*VALUES*\"")?;
         if let SetExpr::Select(select) = wrapped.body.as_mut()
             && let TableFactor::Derived { subquery, .. } = &mut select.from[0].relation

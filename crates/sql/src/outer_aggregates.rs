@@ -380,10 +380,10 @@ fn call_level(levels: &Levels<'_, '_>, f: &Function) -> Result<isize, SqlError> 
         && f.within_group.is_empty()
     {
         for arg in &list.args {
-            if let FunctionArg::Unnamed(FunctionArgExpr::QualifiedWildcard(name)) = arg {
-                if let Some(table) = name.0.last().and_then(|p| p.as_ident()) {
-                    reach.name(&Expr::Identifier(table.clone()));
-                }
+            if let FunctionArg::Unnamed(FunctionArgExpr::QualifiedWildcard(name)) = arg
+                && let Some(table) = name.0.last().and_then(|p| p.as_ident())
+            {
+                reach.name(&Expr::Identifier(table.clone()));
             }
         }
     }
@@ -397,12 +397,7 @@ fn call_level(levels: &Levels<'_, '_>, f: &Function) -> Result<isize, SqlError> 
     let level = level_by(reach.assumed);
     if level != level_by(reach.otherwise) {
         if let Some(cte) = &reach.nested_cte {
-            return Err(
-                SqlError::new("0A000", "outer-level aggregate cannot use a nested CTE")
-                    .with_detail(format!(
-                        "CTE \"{cte}\" is below the aggregate's semantic level."
-                    )),
-            );
+            return Err(nested_cte(cte));
         }
         return Err(SqlError::unsupported(
             "an aggregate call whose columns' query level folio cannot tell",
@@ -418,11 +413,7 @@ fn call_level(levels: &Levels<'_, '_>, f: &Function) -> Result<isize, SqlError> 
         && depth > 0
         && let Some(cte) = &reach.nested_cte
     {
-        return Err(
-            SqlError::new("0A000", "outer-level aggregate cannot use a nested CTE").with_detail(
-                format!("CTE \"{cte}\" is below the aggregate's semantic level."),
-            ),
-        );
+        return Err(nested_cte(cte));
     }
     if level < depth && !direct.is_empty() {
         let mut lower = Reach::new(levels);
@@ -437,6 +428,14 @@ fn call_level(levels: &Levels<'_, '_>, f: &Function) -> Result<isize, SqlError> 
         }
     }
     Ok(level)
+}
+
+/// PostgreSQL's refusal of an outer-level call that reads `cte`, a CTE
+/// of a level below the call's.
+fn nested_cte(cte: &str) -> SqlError {
+    SqlError::new("0A000", "outer-level aggregate cannot use a nested CTE").with_detail(format!(
+        "CTE \"{cte}\" is below the aggregate's semantic level."
+    ))
 }
 
 /// A call's parts that decide its level, and an ordered-set call's direct

@@ -331,6 +331,9 @@ pub struct Binder<'a, C: Columns + ?Sized> {
     calls: RefCell<Vec<Call>>,
     /// `Grouping::marks`, so far.
     marks: RefCell<Vec<Vec<usize>>>,
+    /// How many calls of the query's subqueries it computes
+    /// (`outer_aggregates.rs`): the first calls, bound by [`Self::lift`].
+    lifted: usize,
 }
 
 impl<'a, C: Columns + ?Sized> Binder<'a, C> {
@@ -346,7 +349,23 @@ impl<'a, C: Columns + ?Sized> Binder<'a, C> {
             key_types,
             calls: RefCell::new(Vec::new()),
             marks: RefCell::new(Vec::new()),
+            lifted: 0,
         })
+    }
+
+    /// Binds `calls`, the aggregate calls taken out of the query's
+    /// subqueries (`outer_aggregates::lift`), before any other: call `J`
+    /// is the aggregate row's column `keys + J`, which its marker
+    /// `$agg:J:OID` binds to.
+    pub fn lift(&mut self, calls: &[Expr]) -> Result<(), SqlError> {
+        for (j, call) in calls.iter().enumerate() {
+            let at = self.keys.len() + j;
+            if scalar::bind(call, &*self)? != Scalar::Column(at) {
+                return Err(SqlError::new("XX000", "a lifted aggregate is not a call"));
+            }
+        }
+        self.lifted = calls.len();
+        Ok(())
     }
 
     /// The grouping, once every expression is bound, by `sets` of the
@@ -796,6 +815,11 @@ impl<C: Columns + ?Sized> Columns for Binder<'_, C> {
     fn intercept(&self, expr: &Expr) -> Option<Result<Scalar, SqlError>> {
         if let Some(i) = self.keys.iter().position(|k| k == expr) {
             return Some(Ok(Scalar::Column(i)));
+        }
+        if let Some((j, _)) = crate::outer_aggregates::marker_number(expr)
+            && j < self.lifted
+        {
+            return Some(Ok(Scalar::Column(self.keys.len() + j)));
         }
         match expr {
             Expr::Function(f) if is_aggregate(f) => Some(self.call(f)),
@@ -1485,12 +1509,26 @@ impl Moments {
                 Moments::Float { n, sx, sxx } => (n, sx, sxx),
                 _ => (0.0, 0.0, 0.0),
             };
+            let before = sx;
             let (n, sx) = (n + 1.0, sx + x);
+            // As PostgreSQL's float8_accum: an Inf or NaN first value, or
+            // a sum grown infinite, leaves no variance (NaN), not zero; an
+            // infinite sum of finite values is an overflow.
             let sxx = if n > 1.0 {
                 let t = x * n - sx;
-                sxx + t * t / (n * (n - 1.0))
-            } else {
+                let sxx = sxx + t * t / (n * (n - 1.0));
+                if sx.is_infinite() || sxx.is_infinite() {
+                    if !before.is_infinite() && !x.is_infinite() {
+                        return Err(SqlError::new("22003", "value out of range: overflow"));
+                    }
+                    f64::NAN
+                } else {
+                    sxx
+                }
+            } else if x.is_finite() {
                 0.0
+            } else {
+                f64::NAN
             };
             *self = Moments::Float { n, sx, sxx };
             return Ok(());

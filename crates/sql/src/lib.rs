@@ -125,6 +125,7 @@ mod operand_types;
 mod ordered_set;
 mod ordinality;
 mod out_parameters;
+mod outer_aggregates;
 mod outer_names;
 mod output;
 mod overlaps;

@@ -78,7 +78,8 @@ pub fn into_subquery(
         };
         if crate::aggregate::contains_call(expr, |f| {
             crate::aggregate::is_aggregate(f) || f.over.is_some()
-        }) {
+        }) || crate::outer_aggregates::in_subqueries(expr)
+        {
             return None;
         }
         let name = match alias.columns.get(i) {

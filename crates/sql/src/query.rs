@@ -852,12 +852,14 @@ fn plan_select(
         items => {
             // A lone subquery in FROM may take the WHERE, and the ORDER BY
             // and LIMIT of a plain projection (`pushdown.rs`).
+            // (An aggregate in a subquery may be this query's, grouping it.)
             let plain = !locking
                 && select.distinct.is_none()
                 && !is_grouped(select)
                 && !select.projection.iter().any(|item| match item {
                     SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => {
                         crate::aggregate::contains_call(e, |f| f.over.is_some())
+                            || crate::outer_aggregates::in_subqueries(e)
                     }
                     _ => false,
                 });
@@ -890,8 +892,20 @@ fn plan_select(
         select.selection = crate::pushdown::remaining(selection, &from.pushed);
     }
     name_subquery_items(&mut select.projection);
-    let grouped = is_grouped(&select);
-    let mut subplans = subquery::extract_select(cx, txn, &mut select, &scope, grouped)?;
+    // The aggregate calls of its subqueries that are this query's
+    // (`outer_aggregates.rs`): computed here, they group it.
+    let lifted = crate::outer_aggregates::lift(cx, txn, &mut select, &scope)?;
+    let grouped = is_grouped(&select) || !lifted.calls.is_empty();
+    let mut subplans = lifted.subplans;
+    let first = subplans.len();
+    subplans.extend(subquery::extract_select(
+        cx,
+        txn,
+        &mut select,
+        &scope,
+        grouped,
+        first,
+    )?);
     let correlated: Vec<usize> = subplans.iter().flat_map(Subplan::outer_columns).collect();
     let row_calls = crate::plpgsql::row_calls::any_in(&select)
         || order_by
@@ -909,8 +923,14 @@ fn plan_select(
         }
         _ => (order_by, None),
     };
-    let (shape, columns, order, post_sort, windows) =
-        shape(&scope, scope.width(), select, order_by, on.is_some())?;
+    let (shape, columns, order, post_sort, windows) = shape(
+        &scope,
+        scope.width(),
+        select,
+        order_by,
+        on.is_some(),
+        &lifted.calls,
+    )?;
     let distinct = match (&select.distinct, on) {
         (None, _) => Distinct::No,
         (Some(sqlparser::ast::Distinct::Distinct), _) => Distinct::All,
@@ -1676,7 +1696,9 @@ pub(crate) fn is_grouped(select: &Select) -> bool {
 /// aggregate rows, or has window calls, whose ORDER BY sorts the result
 /// rows after them), the ORDER BY over the result rows, and the windows.
 /// With `over_results` the ORDER BY is always over the result rows
-/// (DISTINCT ON reads its keys there).
+/// (DISTINCT ON reads its keys there). `lifted`: the aggregate calls the
+/// query computes for its subqueries (`outer_aggregates.rs`), which group
+/// it.
 #[allow(clippy::type_complexity)]
 fn shape<C: Columns + ColumnNames + ?Sized>(
     source: &C,
@@ -1684,6 +1706,7 @@ fn shape<C: Columns + ColumnNames + ?Sized>(
     select: &Select,
     order_by: &[sqlparser::ast::OrderByExpr],
     over_results: bool,
+    lifted: &[Expr],
 ) -> Result<(Shape, Vec<Column>, Vec<SortKey>, Vec<SortKey>, Windows), SqlError> {
     let windowed = select.projection.iter().any(|item| match item {
         SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => {
@@ -1691,7 +1714,7 @@ fn shape<C: Columns + ColumnNames + ?Sized>(
         }
         _ => false,
     }) || order_by.iter().any(|o| window::contains_window(&o.expr));
-    if !is_grouped(select) {
+    if !is_grouped(select) && lifted.is_empty() {
         if windowed {
             let binder = WindowBinder::new(source, &select.named_window);
             let (mut items, columns) = projection(&binder, &select.projection)?;
@@ -1748,7 +1771,8 @@ fn shape<C: Columns + ColumnNames + ?Sized>(
             crate::geometry_functions::check_equality(bound.ty_in(source))?;
         }
     }
-    let binder = Binder::new(source, &expanded.keys)?;
+    let mut binder = Binder::new(source, &expanded.keys)?;
+    binder.lift(lifted)?;
     let having = match &select.having {
         Some(h) => {
             let bound = scalar::bind(h, &binder)?;

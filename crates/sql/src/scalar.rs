@@ -261,6 +261,10 @@ pub const IN_MARK: &str = "$in:";
 pub const ARRAY_MARK: &str = "$array:";
 /// `$outer:K:OID`: the outer query's value `K` in a correlated subquery.
 pub const OUTER_MARK: &str = "$outer:";
+/// `$agg:J:OID`: an aggregate call of the query holding a subquery, taken
+/// out of it (`outer_aggregates.rs`), until the subquery reads it as an
+/// outer value.
+pub const AGG_MARK: &str = "$agg:";
 
 /// A bound expression.
 #[derive(Debug, Clone, PartialEq)]
@@ -362,6 +366,12 @@ fn bind_node(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, S
             sqlparser::ast::Value::Placeholder(p) if p.starts_with(OUTER_MARK) => {
                 let (k, ty) = typed_mark(&p[OUTER_MARK.len()..])?;
                 Scalar::Outer(k, ty)
+            }
+            // Left where a subquery's outer values are not looked for.
+            sqlparser::ast::Value::Placeholder(p) if p.starts_with(AGG_MARK) => {
+                return Err(SqlError::unsupported(
+                    "an outer query's aggregate in this clause of a subquery",
+                ));
             }
             sqlparser::ast::Value::Placeholder(p) if p.starts_with(EXISTS_MARK) => {
                 Scalar::Exists(mark_number(p, EXISTS_MARK)?)

@@ -1350,7 +1350,11 @@ fn body_expression(
                 && !has_subquery(&s.projection) =>
         {
             match s.projection.as_slice() {
-                [SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. }] => {
+                // (An aggregate of the arguments aggregates the body's one
+                // row, not the caller's rows: not placed in the caller.)
+                [SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. }]
+                    if !crate::aggregate::contains_aggregate(e) =>
+                {
                     Some(e.clone())
                 }
                 _ => None,

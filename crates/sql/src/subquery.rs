@@ -85,6 +85,10 @@ pub enum OuterValue {
     /// (the holding query is itself a correlated subquery of the query
     /// that has the name).
     Enclosing(usize),
+    /// The holding query's aggregate call `J`, taken out of the subquery
+    /// (`outer_aggregates.rs`): a column of its aggregate row, which
+    /// [`over_groups`] makes it.
+    Aggregate(usize),
 }
 
 impl Subplan {
@@ -137,7 +141,7 @@ pub fn run_uncorrelated(
 pub fn columns_of(outer: &[OuterValue]) -> impl Iterator<Item = usize> + '_ {
     outer.iter().filter_map(|o| match o {
         OuterValue::Column(c) => Some(*c),
-        OuterValue::Enclosing(_) => None,
+        OuterValue::Enclosing(_) | OuterValue::Aggregate(_) => None,
     })
 }
 
@@ -148,6 +152,8 @@ pub fn outer_values(outer: &[OuterValue], row: &[Value], env: &Env<'_>) -> Vec<V
         .map(|o| match o {
             OuterValue::Column(c) => row.get(*c),
             OuterValue::Enclosing(k) => env.outer.get(*k),
+            // (Made a column by `over_groups` when planned.)
+            OuterValue::Aggregate(_) => None,
         })
         .map(|v| v.cloned().unwrap_or(Value::Null))
         .collect()
@@ -157,12 +163,14 @@ pub fn outer_values(outer: &[OuterValue], row: &[Value], env: &Env<'_>) -> Vec<V
 /// marker and plans it; `scope`: the select's FROM, which a correlated
 /// subquery reads. In a query with aggregates (`grouped`), those of the
 /// list and HAVING read the aggregate row ([`Subplan::over_groups`]).
+/// Numbered from `first`.
 pub fn extract_select(
     cx: &Ctx<'_>,
     txn: &Transaction,
     select: &mut Select,
     scope: &Scope,
     grouped: bool,
+    first: usize,
 ) -> Result<Vec<Subplan>, SqlError> {
     let mut late: Vec<&mut Expr> = select
         .projection
@@ -173,17 +181,17 @@ pub fn extract_select(
         })
         .collect();
     late.extend(select.having.as_mut());
-    let mut plans = extract(cx, txn, late, scope, 0)?;
+    let mut plans = extract(cx, txn, late, scope, first)?;
     for plan in &mut plans {
         plan.over_groups = grouped;
     }
-    let first = plans.len();
+    let next = first + plans.len();
     plans.extend(extract(
         cx,
         txn,
         select.selection.as_mut().into_iter().collect(),
         scope,
-        first,
+        next,
     )?);
     Ok(plans)
 }
@@ -276,6 +284,14 @@ fn plan_sublink(
     scope: &Scope,
     sublink: Option<Sublink>,
 ) -> Result<Subplan, SqlError> {
+    // One that holds a call of the outer query reads it as an outer value.
+    if crate::outer_aggregates::has_marker(q) {
+        return correlated(cx, txn, q, scope, sublink)?.ok_or_else(|| {
+            SqlError::unsupported(
+                "an outer query's aggregate in a subquery's HAVING, ORDER BY or set operation",
+            )
+        });
+    }
     match plan_query(cx, txn, q) {
         Ok(plan) => Ok(Subplan {
             plan,
@@ -307,6 +323,7 @@ fn correlated(
     // list or a set operation, `LATERAL (VALUES (outer.x))` or `(SELECT
     // ... WHERE g = q1 UNION ALL SELECT ...)`, is read as a derived table
     // of a SELECT, whose outer references are found below.)
+    crate::outer_aggregates::refuse_unlifted(cx, txn, q, scope)?;
     let mut q = crate::cte::inlined_whole(q)?;
     if matches!(q.body.as_ref(), SetExpr::Values(_) | SetExpr::SetOperation { .. }) {
         let mut wrapped = crate::parse::query("SELECT * FROM (SELECT 1) AS \"*VALUES*\"")?;
@@ -393,6 +410,11 @@ fn correlated(
     if !refs.found {
         return Ok(None);
     }
+    if crate::outer_aggregates::has_marker(&q) {
+        return Err(SqlError::unsupported(
+            "an outer query's aggregate in this clause of a subquery",
+        ));
+    }
     let outer = refs.columns;
     let plan = plan_query(cx, txn, &q)?;
     let hashed = sublink.and_then(|sublink| hashed_subplan::plan(cx, txn, &q, sublink));
@@ -415,11 +437,25 @@ pub fn over_groups(
     keys: &[Scalar],
     scope: &Scope,
 ) -> Result<(), SqlError> {
-    for sub in subplans.iter_mut().filter(|s| s.over_groups) {
+    for sub in subplans.iter_mut() {
         for value in &mut sub.outer {
+            if let OuterValue::Aggregate(j) = value {
+                // (Only a subquery of the select list or HAVING has one:
+                // `outer_aggregates::lift` refuses the others.)
+                if !sub.over_groups {
+                    return Err(SqlError::unsupported(
+                        "an outer query's aggregate in this subquery",
+                    ));
+                }
+                *value = OuterValue::Column(keys.len() + *j);
+                continue;
+            }
             let OuterValue::Column(column) = value else {
                 continue;
             };
+            if !sub.over_groups {
+                continue;
+            }
             let Some(key) = keys.iter().position(|k| *k == Scalar::Column(*column)) else {
                 let name = &scope.names()[*column];
                 let name = match scope.qualifier_of(*column) {
@@ -728,6 +764,12 @@ impl VisitorMut for OuterRefs<'_, '_> {
     }
 
     fn pre_visit_expr(&mut self, expr: &mut Expr) -> ControlFlow<()> {
+        if let Some((j, oid)) = crate::outer_aggregates::marker_number(expr) {
+            let k = slot(&mut self.columns, OuterValue::Aggregate(j));
+            *expr = marker(format!("{OUTER_MARK}{k}:{oid}"));
+            self.found = true;
+            return Continue(());
+        }
         if !matches!(expr, Expr::Identifier(_) | Expr::CompoundIdentifier(_)) {
             return Continue(());
         }

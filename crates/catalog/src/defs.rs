@@ -196,14 +196,27 @@ impl TableDef {
     }
 
     /// Its partition key, if it is a partitioned table: PostgreSQL's
-    /// `partstrat` and the key's column positions.
+    /// `partstrat` and the key's column positions
+    /// ([`Partition::EXPRESSION`] for an expression, PostgreSQL's
+    /// `partattrs` 0).
     pub fn partition_key(&self) -> Option<(u8, &[u16])> {
         self.constraints.iter().find_map(|c| match &c.kind {
-            ConstraintKind::Partition(Partition::Key { strategy, columns }) => {
-                Some((*strategy, columns.as_slice()))
-            }
+            ConstraintKind::Partition(Partition::Key {
+                strategy, columns, ..
+            }) => Some((*strategy, columns.as_slice())),
             _ => None,
         })
+    }
+
+    /// The expressions of its partition key (SQL text), one per
+    /// [`Partition::EXPRESSION`] position, in key order.
+    pub fn partition_key_exprs(&self) -> &[String] {
+        (self.constraints.iter())
+            .find_map(|c| match &c.kind {
+                ConstraintKind::Partition(Partition::Key { exprs, .. }) => Some(exprs.as_slice()),
+                _ => None,
+            })
+            .unwrap_or(&[])
     }
 
     /// Its parent's oid and its bound's text, if it is a partition.
@@ -360,8 +373,14 @@ pub enum ConstraintKind {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Partition {
     /// `PARTITION BY strategy (columns)`: `strategy` is PostgreSQL's
-    /// `partstrat` (`r` range, `l` list, `h` hash).
-    Key { strategy: u8, columns: Vec<u16> },
+    /// `partstrat` (`r` range, `l` list, `h` hash); a key part that is an
+    /// expression is [`Partition::EXPRESSION`] in `columns` and its SQL
+    /// text in `exprs` (PostgreSQL's `partexprs`, in key order).
+    Key {
+        strategy: u8,
+        columns: Vec<u16>,
+        exprs: Vec<String>,
+    },
     /// `PARTITION OF parent FOR VALUES ...`: `bound` is the bound as
     /// PostgreSQL's `pg_get_expr(relpartbound, oid)` prints it.
     Of {
@@ -380,6 +399,11 @@ pub enum Partition {
         parent: String,
         seqno: u16,
     },
+}
+
+impl Partition {
+    /// A partition key's column position standing for an expression.
+    pub const EXPRESSION: u16 = u16::MAX;
 }
 
 /// A foreign key: `columns` of the constrained table reference
@@ -521,12 +545,21 @@ impl ConstraintDef {
                 }
                 w.u8(fk.on_delete.code()).u8(fk.on_update.code());
             }
-            ConstraintKind::Partition(Partition::Key { strategy, columns }) => {
+            ConstraintKind::Partition(Partition::Key {
+                strategy,
+                columns,
+                exprs,
+            }) => {
                 w.u8(CONSTRAINT_PARTITION_KEY)
                     .u8(*strategy)
                     .u16(columns.len() as u16);
                 for c in columns {
                     w.u16(*c);
+                }
+                // One text per expression position (none in a key of
+                // columns only, so older rows read the same).
+                for e in exprs {
+                    w.str(e);
                 }
             }
             ConstraintKind::Partition(Partition::Of {
@@ -621,8 +654,16 @@ impl ConstraintDef {
             CONSTRAINT_PARTITION_KEY => {
                 let strategy = r.u8()?;
                 let n = r.u16()?;
-                let columns = (0..n).map(|_| r.u16()).collect::<Result<_, _>>()?;
-                ConstraintKind::Partition(Partition::Key { strategy, columns })
+                let columns: Vec<u16> = (0..n).map(|_| r.u16()).collect::<Result<_, _>>()?;
+                let exprs = (columns.iter())
+                    .filter(|&&c| c == Partition::EXPRESSION)
+                    .map(|_| r.str())
+                    .collect::<Result<_, _>>()?;
+                ConstraintKind::Partition(Partition::Key {
+                    strategy,
+                    columns,
+                    exprs,
+                })
             }
             CONSTRAINT_PARTITION_OF => ConstraintKind::Partition(Partition::Of {
                 parent_oid: r.u64()?,
@@ -1338,5 +1379,35 @@ mod tests {
         };
         assert_eq!(row.indexed_under(), Some(16384));
         assert_eq!(ConstraintDef::decode(&row.encode()).unwrap(), row);
+    }
+
+    // Proves a partition key with expression parts keeps each text in
+    // key order, and a key of columns only encodes as before (no text).
+    #[test]
+    fn partition_key_expressions_round_trip() {
+        let key = |columns: Vec<u16>, exprs: Vec<&str>| ConstraintDef {
+            local: true,
+            no_inherit: false,
+            oid: 9,
+            name: String::new(),
+            table_oid: 16400,
+            table: String::new(),
+            kind: ConstraintKind::Partition(Partition::Key {
+                strategy: b'r',
+                columns,
+                exprs: exprs.into_iter().map(String::from).collect(),
+            }),
+            validated: true,
+            deferrable: Deferrable::No,
+        };
+        let mixed = key(
+            vec![0, Partition::EXPRESSION, 2, Partition::EXPRESSION],
+            vec!["b + 0", "abs(c)"],
+        );
+        assert_eq!(ConstraintDef::decode(&mixed.encode()).unwrap(), mixed);
+        let plain = key(vec![1, 0], vec![]);
+        let bytes = plain.encode();
+        assert_eq!(ConstraintDef::decode(&bytes).unwrap(), plain);
+        assert!(bytes.len() < mixed.encode().len());
     }
 }

@@ -76,11 +76,22 @@ fn fate(def: &ConstraintDef, table: u64, position: u16, uses: &dyn Fn(&str) -> b
             }
         }
         // (The SQL layer refuses to drop a partition key's column.)
-        ConstraintKind::Partition(crate::defs::Partition::Key { strategy, columns }) => {
-            match columns.iter().any(|&c| c > position) {
+        ConstraintKind::Partition(crate::defs::Partition::Key {
+            strategy,
+            columns,
+            exprs,
+        }) => {
+            let expression = crate::defs::Partition::EXPRESSION;
+            match (columns.iter()).any(|&c| c > position && c != expression) {
                 true => Fate::Changes(ConstraintKind::Partition(crate::defs::Partition::Key {
                     strategy: *strategy,
-                    columns: shifted(columns, position),
+                    columns: (columns.iter())
+                        .map(|&c| match c == expression {
+                            true => c,
+                            false => shifted(&[c], position)[0],
+                        })
+                        .collect(),
+                    exprs: exprs.clone(),
                 })),
                 false => Fate::Keeps,
             }

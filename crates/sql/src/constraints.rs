@@ -141,15 +141,19 @@ pub struct Constraints {
 enum Partitioning {
     #[default]
     None,
-    /// A partitioned table: each partition's relation and constraints.
+    /// A partitioned table: each partition's relation and constraints,
+    /// and its ancestors' trees when it is a partition too (as
+    /// `Bounded`'s).
     Routes {
         tree: Box<crate::partitions::Tree>,
         parts: Vec<(Arc<Relation>, Constraints)>,
+        ancestors: Vec<(crate::partitions::Tree, usize)>,
     },
-    /// A partition: its parent's tree and its place there.
+    /// A leaf partition: its ancestors' trees (parent first) and its
+    /// place on the way down in each: a row written into it must lie in
+    /// every one of those partitions.
     Bounded {
-        tree: Box<crate::partitions::Tree>,
-        at: usize,
+        ancestors: Vec<(crate::partitions::Tree, usize)>,
     },
 }
 
@@ -410,12 +414,13 @@ impl Constraints {
             out.partition = Partitioning::Routes {
                 tree: Box::new(tree),
                 parts,
+                ancestors: crate::partitions::ddl::ancestor_trees(cx, txn, def)?,
             };
-        } else if let Some((tree, at)) = crate::partitions::ddl::parent_tree(cx, txn, def)? {
-            out.partition = Partitioning::Bounded {
-                tree: Box::new(tree),
-                at,
-            };
+        } else {
+            let ancestors = crate::partitions::ddl::ancestor_trees(cx, txn, def)?;
+            if !ancestors.is_empty() {
+                out.partition = Partitioning::Bounded { ancestors };
+            }
         }
         Ok(out)
     }
@@ -554,14 +559,20 @@ impl Constraints {
         out
     }
 
-    /// Whether `values` (a row of this partition) lie outside its bound.
+    /// Whether `values` (a row of this partition) lie outside its bound
+    /// or an ancestor's.
     fn leaves_partition(&self, values: &[Value]) -> Result<bool, SqlError> {
-        match &self.partition {
-            Partitioning::Bounded { tree, at } => {
-                Ok(tree.route(&tree.key.values(values))? != Some(*at))
+        let (Partitioning::Bounded { ancestors } | Partitioning::Routes { ancestors, .. }) =
+            &self.partition
+        else {
+            return Ok(false);
+        };
+        for (tree, at) in ancestors {
+            if tree.route(&tree.key.values(values)?)? != Some(*at) {
+                return Ok(true);
             }
-            _ => Ok(false),
         }
+        Ok(false)
     }
 
     /// The leaf partition a row of this partitioned table goes to and its
@@ -573,10 +584,10 @@ impl Constraints {
         &self,
         values: &[Value],
     ) -> Result<Option<(&Arc<Relation>, &Constraints)>, SqlError> {
-        let Partitioning::Routes { tree, parts } = &self.partition else {
+        let Partitioning::Routes { tree, parts, .. } = &self.partition else {
             return Ok(None);
         };
-        let key = tree.key.values(values);
+        let key = tree.key.values(values)?;
         let Some(n) = tree.route(&key)? else {
             return Err(tree.no_partition(&key));
         };
@@ -591,9 +602,13 @@ impl Constraints {
     /// partition, or in none: an ON CONFLICT DO UPDATE may not move it
     /// (PostgreSQL's 0A000).
     pub fn moves_row(&self, leaf: &Relation, new: &[Value]) -> Result<bool, SqlError> {
+        // Outside this table's own bound (when it is a partition too).
+        if self.leaves_partition(new)? {
+            return Ok(true);
+        }
         match self.leaf(new) {
             Ok(Some((to, _))) => Ok(to.def.oid != leaf.def.oid),
-            Ok(None) => self.leaves_partition(new),
+            Ok(None) => Ok(false),
             Err(e) if e.code == "23514" => Ok(true),
             Err(e) => Err(e),
         }
@@ -601,19 +616,28 @@ impl Constraints {
 
     /// Inserts `rows` of a partitioned table into its partitions, each
     /// where [`crate::partitions::Tree::route`] sends it (23514 where
-    /// none takes it).
+    /// none takes it). `entered`: the partitioned table the statement
+    /// writes, whose own partition constraint (when it is a partition
+    /// too) each row must meet first, as PostgreSQL's; `None` for a
+    /// level below it, which its parent's routing already chose.
     fn route_rows(
         &self,
         txn: &mut Transaction,
+        entered: Option<&Relation>,
         rows: Vec<Vec<Value>>,
         env: &Env<'_>,
     ) -> Result<Vec<Tid>, SqlError> {
-        let Partitioning::Routes { tree, parts } = &self.partition else {
+        let Partitioning::Routes { tree, parts, .. } = &self.partition else {
             unreachable!("a partitioned table's");
         };
         let mut groups: Vec<Vec<Vec<Value>>> = vec![Vec::new(); parts.len()];
         for row in rows {
-            let key = tree.key.values(&row);
+            if let Some(relation) = entered
+                && self.leaves_partition(&row)?
+            {
+                return Err(partition_violation(relation, &row)?);
+            }
+            let key = tree.key.values(&row)?;
             match tree.route(&key)? {
                 Some(n) => groups[n].push(row),
                 None => return Err(tree.no_partition(&key)),
@@ -621,9 +645,13 @@ impl Constraints {
         }
         let mut tids = Vec::new();
         for ((relation, constraints), rows) in parts.iter().zip(groups) {
-            if !rows.is_empty() {
-                tids.extend(constraints.insert_many(txn, relation, rows, env)?);
+            if rows.is_empty() {
+                continue;
             }
+            tids.extend(match constraints.partition {
+                Partitioning::Routes { .. } => constraints.route_rows(txn, None, rows, env)?,
+                _ => constraints.insert_many(txn, relation, rows, env)?,
+            });
         }
         Ok(tids)
     }
@@ -784,7 +812,7 @@ impl Constraints {
         env: &Env<'_>,
     ) -> Result<Vec<Tid>, SqlError> {
         if let Partitioning::Routes { .. } = &self.partition {
-            return self.route_rows(txn, rows, env);
+            return self.route_rows(txn, Some(relation), rows, env);
         }
         // A CHECK may call a PL/pgSQL function (`plpgsql/row_calls.rs`).
         let rows = crate::plpgsql::row_calls::lend(txn, env, |env| {
@@ -1279,14 +1307,7 @@ impl Constraints {
     ) -> Result<Vec<Value>, SqlError> {
         self.generate(relation, &mut values, env)?;
         if self.leaves_partition(&values)? {
-            return Err(SqlError::new(
-                "23514",
-                format!(
-                    "new row for relation \"{}\" violates partition constraint",
-                    folio_catalog::unqualified(&relation.def.name)
-                ),
-            )
-            .with_detail(format!("Failing row contains ({}).", row_text(&values)?)));
+            return Err(partition_violation(relation, &values)?);
         }
         if self.checks.is_empty() && self.domains.is_empty() && self.view_checks.is_empty() {
             return Ok(values);
@@ -1839,6 +1860,18 @@ fn in_statement_view<T>(txn: &mut Transaction, f: impl FnOnce(&mut Transaction) 
     } else {
         f(txn)
     }
+}
+
+/// 23514: row `values` of partition `relation` lies outside its bound.
+fn partition_violation(relation: &Relation, values: &[Value]) -> Result<SqlError, SqlError> {
+    Ok(SqlError::new(
+        "23514",
+        format!(
+            "new row for relation \"{}\" violates partition constraint",
+            folio_catalog::unqualified(&relation.def.name)
+        ),
+    )
+    .with_detail(format!("Failing row contains ({}).", row_text(values)?)))
 }
 
 fn column_names(relation: &Relation, columns: &[usize]) -> String {

@@ -391,6 +391,9 @@ pub fn plan_insert_into(
                                         false => Ok(bound),
                                     }
                                 }
+                                // (A DEFAULT past the targets is the
+                                // arity's error, found at run time.)
+                                (None, _) if is_default(e) => Ok(Scalar::Const(Value::Null)),
                                 (None, _) => scalar::bind(e, none),
                             })
                             .collect()

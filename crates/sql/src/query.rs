@@ -1969,6 +1969,17 @@ fn unnested(mut expr: &Expr) -> &Expr {
     expr
 }
 
+/// Whether `e` is named only by a type (PostgreSQL's weak name, which a
+/// cast of it replaces): a typed literal, an interval, or a cast of
+/// something so named or unnamed (`'1'::int`, but not `a::regclass`).
+fn named_by_type(e: &Expr) -> bool {
+    match unnested(e) {
+        Expr::TypedString(_) | Expr::Interval(_) => true,
+        Expr::Cast { expr, .. } => column_name(expr) == "?column?" || named_by_type(expr),
+        _ => false,
+    }
+}
+
 /// The name of an unaliased result column, as PostgreSQL's
 /// `FigureColname` makes it: a column's or function's name, `case`,
 /// `exists`, `array`, `timezone` (`AT TIME ZONE`), the function an SQL
@@ -2044,14 +2055,7 @@ pub(crate) fn column_name(expr: &Expr) -> String {
         Expr::Cast {
             expr, data_type, ..
         } => match column_name(expr) {
-            name if name != UNNAMED
-                && !matches!(
-                    unnested(expr),
-                    Expr::Cast { .. } | Expr::TypedString(_) | Expr::Interval(_)
-                ) =>
-            {
-                name
-            }
+            name if name != UNNAMED && !named_by_type(expr) => name,
             _ => match crate::catalog_functions::Reg::of(data_type) {
                 Some(reg) => reg.name().into(),
                 // A domain names it, not its base type.

@@ -7,36 +7,98 @@
 use super::syntax::{BoundSpec, EdgeSpec};
 use super::{HASH, LIST, RANGE};
 use crate::error::SqlError;
-use crate::scalar::{self, Env};
+use crate::scalar::{self, Env, Scalar};
 use crate::types;
 use folio_catalog::TableDef;
 use folio_row::{SqlType, Value};
 use std::cmp::Ordering;
 
-/// A partitioned table's key: its strategy and columns (positions and
-/// types).
+/// A partitioned table's key: its strategy and parts, each a column or
+/// an expression over the table's columns (positions and types).
 #[derive(Debug, Clone)]
 pub struct Key {
     pub strategy: u8,
+    /// Each part's column position (`EXPRESSION` for an expression).
     pub columns: Vec<usize>,
     pub types: Vec<SqlType>,
+    /// Each part's expression, `None` for a column.
+    pub exprs: Vec<Option<KeyExpr>>,
 }
+
+/// A key part computed by an expression (`PARTITION BY LIST (lower(a))`).
+#[derive(Debug, Clone)]
+pub struct KeyExpr {
+    /// As stored (the catalog's text).
+    pub sql: String,
+    /// Bound over the partitioned table's columns.
+    pub bound: Scalar,
+}
+
+/// A key part's position in [`Key::columns`] when it is an expression.
+pub const EXPRESSION: usize = folio_catalog::Partition::EXPRESSION as usize;
 
 impl Key {
     /// The key of `def`, if it is partitioned (`types`: its columns').
-    pub fn of(def: &TableDef, types: &[SqlType]) -> Option<Key> {
-        let (strategy, columns) = def.partition_key()?;
-        let columns: Vec<usize> = columns.iter().map(|&c| usize::from(c)).collect();
-        Some(Key {
+    pub fn of(def: &TableDef, types: &[SqlType]) -> Result<Option<Key>, SqlError> {
+        let Some((strategy, columns)) = def.partition_key() else {
+            return Ok(None);
+        };
+        let named: Vec<(String, SqlType)> = (def.columns.iter())
+            .map(|c| c.name.clone())
+            .zip(types.iter().copied())
+            .collect();
+        let mut stored = def.partition_key_exprs().iter();
+        let mut key = Key {
             strategy,
-            types: columns.iter().map(|&c| types[c]).collect(),
-            columns,
-        })
+            columns: Vec::with_capacity(columns.len()),
+            types: Vec::with_capacity(columns.len()),
+            exprs: Vec::with_capacity(columns.len()),
+        };
+        for &c in columns {
+            let c = usize::from(c);
+            key.columns.push(c);
+            if c != EXPRESSION {
+                key.types.push(types[c]);
+                key.exprs.push(None);
+                continue;
+            }
+            let Some(sql) = stored.next() else {
+                return Err(SqlError::new(
+                    "XX000",
+                    "a partition key expression is missing",
+                ));
+            };
+            let bound = scalar::bind(&crate::parse::expression(sql)?, &named[..])?;
+            key.types.push(bound.ty(types));
+            key.exprs.push(Some(KeyExpr {
+                sql: sql.clone(),
+                bound,
+            }));
+        }
+        Ok(Some(key))
     }
 
-    /// The key values of `row` (a row of the partitioned table).
-    pub fn values(&self, row: &[Value]) -> Vec<Value> {
-        self.columns.iter().map(|&c| row[c].clone()).collect()
+    /// The key values of `row` (a row of the partitioned table); an
+    /// expression's value is of its type (it cannot depend on the time:
+    /// PostgreSQL's key expressions are immutable).
+    pub fn values(&self, row: &[Value]) -> Result<Vec<Value>, SqlError> {
+        let env = Env::at(0);
+        (self.columns.iter().zip(&self.exprs))
+            .map(|(&c, e)| match e {
+                None => Ok(row[c].clone()),
+                Some(e) => e.bound.eval(row, &env),
+            })
+            .collect()
+    }
+
+    /// Key part `k` as PostgreSQL's messages name it: the column, or the
+    /// expression (a call as written, anything else parenthesized:
+    /// `(b + 0)`).
+    pub fn part_name(&self, def: &TableDef, k: usize) -> String {
+        match &self.exprs[k] {
+            None => def.columns[self.columns[k]].name.clone(),
+            Some(e) => crate::index_exprs::key_text(&e.sql, true),
+        }
     }
 }
 
@@ -72,6 +134,26 @@ fn invalid(strategy: u8) -> SqlError {
         "42P16",
         format!("invalid bound specification for a {name} partition"),
     )
+}
+
+/// 42804 unless every edge after a MINVALUE (MAXVALUE) is one too, as
+/// PostgreSQL requires of a range bound.
+fn infinite_last(edges: &[Edge]) -> Result<(), SqlError> {
+    let Some(first) = edges.iter().position(|e| !matches!(e, Edge::Value(_))) else {
+        return Ok(());
+    };
+    let infinite = &edges[first];
+    if edges[first..].iter().all(|e| e == infinite) {
+        return Ok(());
+    }
+    let word = match infinite {
+        Edge::Min => "MINVALUE",
+        _ => "MAXVALUE",
+    };
+    Err(SqlError::new(
+        "42804",
+        format!("every bound following {word} must also be {word}"),
+    ))
 }
 
 /// The constant `expr` as a value of `ty`.
@@ -125,10 +207,10 @@ impl Bound {
                         })
                         .collect::<Result<Vec<_>, _>>()
                 };
-                Ok(Bound::Range {
-                    from: edges(from, "FROM")?,
-                    to: edges(to, "TO")?,
-                })
+                let (from, to) = (edges(from, "FROM")?, edges(to, "TO")?);
+                infinite_last(&from)?;
+                infinite_last(&to)?;
+                Ok(Bound::Range { from, to })
             }
             (BoundSpec::List(values), LIST) => {
                 let mut out: Vec<Value> = Vec::new();

@@ -32,8 +32,14 @@ pub fn key_text(def: &TableDef) -> Option<String> {
         LIST => "LIST",
         _ => "HASH",
     };
+    let mut exprs = def.partition_key_exprs().iter();
     let columns: Vec<String> = (columns.iter())
-        .map(|&c| names::written(&def.columns[usize::from(c)].name).to_string())
+        .map(|&c| match c == folio_catalog::Partition::EXPRESSION {
+            false => names::written(&def.columns[usize::from(c)].name).to_string(),
+            true => {
+                (exprs.next()).map_or_else(String::new, |e| crate::index_exprs::key_text(e, false))
+            }
+        })
         .collect();
     Some(format!("{name} ({})", columns.join(", ")))
 }
@@ -59,7 +65,7 @@ impl<'a> Parent<'a> {
         let types: Vec<SqlType> = (0..def.columns.len())
             .map(|c| def.column_type(c).unwrap_or(SqlType::Text))
             .collect();
-        let Some(key) = Key::of(def, &types) else {
+        let Some(key) = Key::of(def, &types)? else {
             return Ok(None);
         };
         let env = crate::scalar::Env::at(0);
@@ -254,9 +260,13 @@ impl<'a> Parent<'a> {
         Ok(Some(Qual::Not(Box::new(Qual::And(all)))))
     }
 
-    /// Key column `k` as a condition names it.
+    /// Key part `k` as a condition names it (an expression's call as
+    /// written, anything else parenthesized).
     fn column(&self, k: usize) -> String {
-        names::written(&self.def.columns[self.key.columns[k]].name).to_string()
+        match &self.key.exprs[k] {
+            None => names::written(&self.def.columns[self.key.columns[k]].name).to_string(),
+            Some(e) => crate::index_exprs::key_text(&e.sql, true),
+        }
     }
 
     /// Key column `k` as a comparison names it: a `varchar` column is
@@ -271,9 +281,9 @@ impl<'a> Parent<'a> {
     /// A bound value of key column `k`: labelled with the column's type,
     /// with its modifier (`'a'::character varying(5)`).
     fn constant(&self, k: usize, v: &Value) -> String {
-        let column = &self.def.columns[self.key.columns[k]];
-        match (self.key.types[k], crate::types::text_output(v)) {
-            (SqlType::Varchar(_) | SqlType::Char(_), Some(text)) => format!(
+        let column = self.def.columns.get(self.key.columns[k]);
+        match (self.key.types[k], crate::types::text_output(v), column) {
+            (SqlType::Varchar(_) | SqlType::Char(_), Some(text), Some(column)) => format!(
                 "'{}'::{}",
                 text.replace('\'', "''"),
                 crate::catalog_functions::format_type(
@@ -281,7 +291,7 @@ impl<'a> Parent<'a> {
                     Some(column.typmod)
                 )
             ),
-            (ty, _) => crate::deparse::constant(v, ty),
+            (ty, _, _) => crate::deparse::constant(v, ty),
         }
     }
 

@@ -4,7 +4,7 @@
 //! and CREATE INDEX do to a partitioned table's partitions.
 
 use super::bounds::Bound;
-use super::syntax::{BoundSpec, TableSpec};
+use super::syntax::{BoundSpec, KeyPart, TableSpec};
 use super::tree::Tree;
 use crate::context::Ctx;
 use crate::error::SqlError;
@@ -93,20 +93,41 @@ pub fn create(
     if let Some(by) = &spec.by {
         let def = table_def(cx, txn, &name)?;
         let mut columns = Vec::new();
-        for column in &by.columns {
-            let Some(position) = def.column(column) else {
-                return Err(SqlError::new(
-                    "42703",
-                    format!("column \"{column}\" named in partition key does not exist"),
-                ));
+        let mut exprs = Vec::new();
+        for part in &by.parts {
+            let (position, ty) = match part {
+                KeyPart::Column(column) => {
+                    let Some(position) = def.column(column) else {
+                        return Err(SqlError::new(
+                            "42703",
+                            format!("column \"{column}\" named in partition key does not exist"),
+                        ));
+                    };
+                    (position as u16, def.column_type(position))
+                }
+                KeyPart::Expr(e) => {
+                    let relation = crate::access::relation(cx, txn, &name)?;
+                    let bound = crate::scalar::bind(e, relation.as_ref())?;
+                    if !crate::immutable::immutable(&bound, &relation.types) {
+                        return Err(SqlError::new(
+                            "42P17",
+                            "functions in partition key expression must be marked IMMUTABLE",
+                        ));
+                    }
+                    exprs.push(e.to_string());
+                    (Partition::EXPRESSION, Some(bound.ty_in(relation.as_ref())))
+                }
             };
-            let ty = def.column_type(position);
             if by.strategy == super::HASH && !ty.is_some_and(super::hash::hashable) {
+                let what = match part {
+                    KeyPart::Column(column) => format!("column \"{column}\""),
+                    KeyPart::Expr(e) => format!("expression {e}"),
+                };
                 return Err(SqlError::unsupported(format!(
-                    "hash partitioning by column \"{column}\" of its type"
+                    "hash partitioning by {what} of its type"
                 )));
             }
-            columns.push(position as u16);
+            columns.push(position);
         }
         cx.db.catalog().add_partition(
             txn,
@@ -114,6 +135,7 @@ pub fn create(
             Partition::Key {
                 strategy: by.strategy,
                 columns,
+                exprs,
             },
         )?;
         cx.relations.ddl();
@@ -290,8 +312,17 @@ fn keys_cover_partition_key(
     let Some((_, key)) = def.partition_key() else {
         return Ok(());
     };
+    let kind = if primary { "PRIMARY KEY" } else { "UNIQUE" };
+    if key.contains(&Partition::EXPRESSION) {
+        return Err(SqlError::new(
+            "0A000",
+            format!("unsupported {kind} constraint with partition key definition"),
+        )
+        .with_detail(format!(
+            "{kind} constraints cannot be used when partition keys include expressions."
+        )));
+    }
     if let Some(&missing) = key.iter().find(|c| !columns.contains(c)) {
-        let kind = if primary { "PRIMARY KEY" } else { "UNIQUE" };
         return Err(SqlError::new(
             "0A000",
             "unique constraint on partitioned table must include all partitioning columns",
@@ -380,7 +411,7 @@ pub fn attach_or_detach(
     });
     let at = with_new.parts.len() - 1;
     for (_, row) in rows {
-        let key = tree.key.values(&row);
+        let key = tree.key.values(&row)?;
         if with_new.route(&key)? != Some(at) {
             return Err(SqlError::new(
                 "23514",
@@ -470,7 +501,26 @@ pub fn with_partitions(
         }
         out.push(name.clone());
     }
-    Ok(any.then_some(out))
+    if !any {
+        return Ok(None);
+    }
+    // A partition named beside its partitioned table is dropped once
+    // (where it first comes).
+    let mut seen = Vec::new();
+    out.retain(|name| {
+        let oid = (names::relation(name).ok())
+            .and_then(|text| cx.db.catalog().table(txn, &text).ok().flatten())
+            .map(|def| def.oid);
+        match oid {
+            Some(oid) if seen.contains(&oid) => false,
+            Some(oid) => {
+                seen.push(oid);
+                true
+            }
+            None => true,
+        }
+    });
+    Ok(Some(out))
 }
 
 /// A key's column, written as a plain name.
@@ -694,22 +744,35 @@ pub fn after_key_or_index(
     Ok(())
 }
 
-/// The key of `def`'s parent and the partition's place among its
-/// siblings, for the partition constraint of rows written into it.
-pub fn parent_tree(
+/// The trees of `def`'s ancestors, its parent's first, each with the
+/// place of the partition on the way down to `def` among its siblings:
+/// the partition constraint of rows written into it is its own bound
+/// and every ancestor's (PostgreSQL's, which ANDs the parents' quals).
+pub fn ancestor_trees(
     cx: &Ctx<'_>,
     txn: &Transaction,
     def: &TableDef,
-) -> Result<Option<(Tree, usize)>, SqlError> {
-    let Some(parent) = def.partition_parent() else {
-        return Ok(None);
-    };
-    let parent = crate::access::relation(cx, txn, parent)?;
-    let Some(tree) = Tree::of(cx, txn, &parent.def)? else {
-        return Ok(None);
-    };
-    let Some(at) = tree.parts.iter().position(|p| p.oid == def.oid) else {
-        return Ok(None);
-    };
-    Ok(Some((tree, at)))
+) -> Result<Vec<(Tree, usize)>, SqlError> {
+    let mut out = Vec::new();
+    let mut child = def.oid;
+    let mut seen = vec![def.oid];
+    let mut parent_name = def.partition_parent().map(str::to_string);
+    // Each level is a table not met before, so the walk ends.
+    while let Some(name) = parent_name {
+        let parent = crate::access::relation(cx, txn, &name)?;
+        let Some(tree) = Tree::of(cx, txn, &parent.def)? else {
+            break;
+        };
+        let Some(at) = tree.parts.iter().position(|p| p.oid == child) else {
+            break;
+        };
+        out.push((tree, at));
+        if seen.contains(&parent.def.oid) {
+            return Err(SqlError::new("XX000", "a partition is its own ancestor"));
+        }
+        seen.push(parent.def.oid);
+        child = parent.def.oid;
+        parent_name = parent.def.partition_parent().map(str::to_string);
+    }
+    Ok(out)
 }

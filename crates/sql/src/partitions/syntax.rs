@@ -14,7 +14,16 @@ use sqlparser::tokenizer::{Token, TokenWithSpan, Tokenizer};
 pub struct KeySpec {
     /// PostgreSQL's `partstrat`: `r`, `l` or `h`.
     pub strategy: u8,
-    pub columns: Vec<String>,
+    pub parts: Vec<KeyPart>,
+}
+
+/// One part of a partition key as written.
+#[derive(Debug, Clone, PartialEq)]
+pub enum KeyPart {
+    /// A column (also written `(column)`).
+    Column(String),
+    /// An expression: a function call, or any expression in parentheses.
+    Expr(Box<Expr>),
 }
 
 /// One value of a range bound as written.
@@ -132,28 +141,77 @@ pub fn take_table_spec(tokens: &mut Vec<TokenWithSpan>) -> Result<Option<TableSp
             other => return Err(near(other)),
         };
         let items = c.parenthesized()?;
-        let mut columns = Vec::new();
+        let mut parts = Vec::new();
         for item in items {
-            match item.as_slice() {
-                [Token::Word(w)] => columns.push(names::ident(&sqlparser::ast::Ident {
-                    value: w.value.clone(),
-                    quote_style: w.quote_style,
-                    span: sqlparser::tokenizer::Span::empty(),
-                })),
-                _ => return Err(SqlError::unsupported("partition key expressions")),
-            }
+            parts.push(key_part(&item, strategy)?);
         }
-        if strategy == crate::partitions::LIST && columns.len() > 1 {
+        if strategy == crate::partitions::LIST && parts.len() > 1 {
             return Err(SqlError::new(
                 "42P17",
                 "cannot use \"list\" partition strategy with more than one column",
             ));
         }
         tokens.drain(at..at + 2 + c.at);
-        spec.by = Some(KeySpec { strategy, columns });
+        spec.by = Some(KeySpec { strategy, parts });
     }
     Ok((spec.by.is_some() || spec.of.is_some()).then_some(spec))
 }
+
+/// One key part's tokens (`strategy`'s): a column, or an expression; an
+/// operator class after it is one of the built-in defaults, else 42704.
+fn key_part(item: &[Token], strategy: u8) -> Result<KeyPart, SqlError> {
+    let mut item = item;
+    if let [.., before, Token::Word(class)] = item
+        && class.quote_style.is_none()
+        && matches!(before, Token::Word(_) | Token::RParen)
+    {
+        if !DEFAULT_CLASSES.contains(&class.value.to_ascii_lowercase().as_str()) {
+            let method = match strategy {
+                crate::partitions::HASH => "hash",
+                _ => "btree",
+            };
+            return Err(SqlError::new(
+                "42704",
+                format!(
+                    "operator class \"{}\" does not exist for access method \"{method}\"",
+                    class.value
+                ),
+            ));
+        }
+        item = &item[..item.len() - 1];
+    }
+    let e = expression(item)?;
+    let inner = match &e {
+        Expr::Nested(inner) => inner.as_ref(),
+        e => e,
+    };
+    Ok(match inner {
+        Expr::Identifier(id) => KeyPart::Column(names::ident(id)),
+        Expr::Function(_) => KeyPart::Expr(Box::new(inner.clone())),
+        _ if matches!(e, Expr::Nested(_)) => KeyPart::Expr(Box::new(inner.clone())),
+        _ => return Err(near(item.get(1))),
+    })
+}
+
+/// Operator classes a key part may name: the built-in default ones of
+/// the key types folio partitions by.
+const DEFAULT_CLASSES: &[&str] = &[
+    "int2_ops",
+    "int4_ops",
+    "int8_ops",
+    "integer_ops",
+    "text_ops",
+    "varchar_ops",
+    "bpchar_ops",
+    "bool_ops",
+    "numeric_ops",
+    "float4_ops",
+    "float8_ops",
+    "float_ops",
+    "date_ops",
+    "timestamp_ops",
+    "timestamptz_ops",
+];
 
 /// A bound alone (`FOR VALUES ...` or `DEFAULT`), as stored.
 pub fn bound_from_text(text: &str) -> Result<BoundSpec, SqlError> {

@@ -29,7 +29,7 @@ pub struct Part {
 pub struct Tree {
     pub name: String,
     pub key: Key,
-    /// The key columns' names.
+    /// The key parts' names (a column's, or an expression's text).
     pub key_names: Vec<String>,
     pub parts: Vec<Part>,
 }
@@ -73,7 +73,7 @@ impl Tree {
         let types: Vec<_> = (0..def.columns.len())
             .map(|c| def.column_type(c).unwrap_or(folio_row::SqlType::Text))
             .collect();
-        let Some(key) = Key::of(def, &types) else {
+        let Some(key) = Key::of(def, &types)? else {
             return Ok(None);
         };
         let env = Env::at(cx.now());
@@ -92,10 +92,8 @@ impl Tree {
         }
         Ok(Some(Tree {
             name: def.name.clone(),
-            key_names: key
-                .columns
-                .iter()
-                .map(|&c| def.columns[c].name.clone())
+            key_names: (0..key.columns.len())
+                .map(|k| key.part_name(def, k))
                 .collect(),
             key,
             parts,
@@ -355,10 +353,14 @@ impl Tree {
                     }
                     names::ident(&parts[1])
                 }
-                Expr::Nested(inner) => return column_of_nested(inner, qualifier, &self.key_names),
+                Expr::Nested(inner) => {
+                    return column_of_nested(inner, qualifier, &self.key_names)
+                        .filter(|&k| self.key.exprs[k].is_none());
+                }
                 _ => return None,
             };
-            self.key_names.iter().position(|k| *k == name)
+            (self.key_names.iter().zip(&self.key.exprs))
+                .position(|(k, e)| *k == name && e.is_none())
         };
         let operand_of = |e: &Expr, column: usize| -> Option<Operand> {
             if !stable(e) {

@@ -319,13 +319,16 @@ fn correlated(
     scope: &Scope,
     sublink: Option<Sublink>,
 ) -> Result<Option<Subplan>, SqlError> {
-    // (A CTE's query is found in the body where it is named. A VALUES
-    // list or a set operation, `LATERAL (VALUES (outer.x))` or `(SELECT
-    // ... WHERE g = q1 UNION ALL SELECT ...)`, is read as a derived table
-    // of a SELECT, whose outer references are found below.)
+    // (A CTE's query is found in the body where it is named; the items
+    // of a VALUES list with a WITH, as a derived table's. A LATERAL
+    // `(VALUES (outer.x))` stays refused: run per row of a join it can
+    // be far slower than PostgreSQL's plan for it: join.sql's `tenk1 a,
+    // tenk1 b join lateral (values(a.unique1)) ss(x) on b.unique2 = ss.x`
+    // would join 10^8 pairs where PostgreSQL hashes.)
     crate::outer_aggregates::refuse_unlifted(cx, txn, q, scope)?;
+    let with = q.with.is_some();
     let mut q = crate::cte::inlined_whole(q)?;
-    if matches!(q.body.as_ref(), SetExpr::Values(_) | SetExpr::SetOperation { .. }) {
+    if with && matches!(q.body.as_ref(), SetExpr::Values(_)) {
         let mut wrapped = crate::parse::query("SELECT * FROM (SELECT 1) AS \"*VALUES*\"")?;
         if let SetExpr::Select(select) = wrapped.body.as_mut()
             && let TableFactor::Derived { subquery, .. } = &mut select.from[0].relation

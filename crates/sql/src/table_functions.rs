@@ -1071,7 +1071,11 @@ impl FunctionScan {
             ..self.clone()
         };
         let mut out = Vec::new();
-        for (n, fields) in unpacked.rows(txn, env, None, every_row)?.into_iter().enumerate() {
+        for (n, fields) in unpacked
+            .rows(txn, env, None, every_row)?
+            .into_iter()
+            .enumerate()
+        {
             if limit.is_some_and(|l| out.len() >= l) {
                 break;
             }

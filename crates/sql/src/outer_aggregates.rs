@@ -218,18 +218,7 @@ pub fn lift(
     if !clauses.iter().any(|(_, e)| in_subqueries(e)) {
         return Ok(Lifted::default());
     }
-    let mut pass = Lift {
-        levels: Levels {
-            cx,
-            txn,
-            own: scope,
-            frames: Vec::new(),
-        },
-        set_aside: Vec::new(),
-        clause: Clause::Allowed,
-        calls: Vec::new(),
-        error: None,
-    };
+    let mut pass = Lift::new(cx, txn, scope);
     for (clause, e) in clauses.iter_mut() {
         pass.clause = *clause;
         if e.visit(&mut pass).is_break() {
@@ -642,7 +631,23 @@ struct Lift<'a, 'b> {
     error: Option<SqlError>,
 }
 
-impl Lift<'_, '_> {
+impl<'a, 'b> Lift<'a, 'b> {
+    /// A pass over the subqueries of the query level whose FROM is `own`.
+    fn new(cx: &'a Ctx<'b>, txn: &'a Transaction, own: &'a Scope) -> Self {
+        Lift {
+            levels: Levels {
+                cx,
+                txn,
+                own,
+                frames: Vec::new(),
+            },
+            set_aside: Vec::new(),
+            clause: Clause::Allowed,
+            calls: Vec::new(),
+            error: None,
+        }
+    }
+
     /// Names each unaliased select item of `q` that is a call of the
     /// lifting select by the call, as it would be named before it becomes
     /// a marker.
@@ -757,18 +762,7 @@ pub fn refuse_unlifted(
     if !has_aggregate(q) {
         return Ok(());
     }
-    let mut pass = Lift {
-        levels: Levels {
-            cx,
-            txn,
-            own: scope,
-            frames: Vec::new(),
-        },
-        set_aside: Vec::new(),
-        clause: Clause::Allowed,
-        calls: Vec::new(),
-        error: None,
-    };
+    let mut pass = Lift::new(cx, txn, scope);
     let _ = VisitMut::visit(&mut q.clone(), &mut pass);
     if let Some(e) = pass.error {
         return Err(e);

@@ -272,10 +272,14 @@ impl<'a, 'c> Runner<'a, 'c> {
     }
 
     pub fn alias_last(&mut self, name: &str) {
-        let target = self.vars.len() - 1;
+        self.alias_of(self.vars.len() - 1, name);
+    }
+
+    /// Declares `alias` as another name of variable `target`.
+    fn alias_of(&mut self, target: usize, alias: &str) {
         let label = self.vars[target].label.clone();
         self.vars.push(Var {
-            name: name.to_string(),
+            name: alias.to_string(),
             label,
             kind: Kind::Alias(target),
             value: Value::Null,
@@ -309,16 +313,7 @@ impl<'a, 'c> Runner<'a, 'c> {
     /// Declares `alias` as another name of variable `name`, if declared.
     pub fn alias_named(&mut self, name: &str, alias: &str) {
         if let Some(target) = self.var_index(&[name.to_string()]) {
-            let label = self.vars[target].label.clone();
-            self.vars.push(Var {
-                name: alias.to_string(),
-                label,
-                kind: Kind::Alias(target),
-                value: Value::Null,
-                constant: false,
-                not_null: false,
-                bound: None,
-            });
+            self.alias_of(target, alias);
         }
     }
 

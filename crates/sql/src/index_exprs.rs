@@ -184,6 +184,16 @@ pub fn prepare(
 fn checked(relation: &Relation, e: &Expr, part: Part) -> Result<Scalar, SqlError> {
     refuse_in(e, part)?;
     let bound = scalar::bind(e, relation)?;
+    // An index's writes cannot run a function called through the
+    // statement's transaction (`plpgsql/row_calls.rs`); an immutable one,
+    // which PostgreSQL takes, is refused as a missing feature.
+    if let Some(call) = immutable_row_call(&bound) {
+        return Err(SqlError::unsupported(format!(
+            "a call of the user-defined function {}() in {}",
+            crate::sql_functions::names_of(&call.def.name),
+            part.singular()
+        )));
+    }
     if !crate::immutable::immutable(&bound, &relation.types) {
         return Err(SqlError::new(
             "42P17",
@@ -191,6 +201,15 @@ fn checked(relation: &Relation, e: &Expr, part: Part) -> Result<Scalar, SqlError
         ));
     }
     Ok(bound)
+}
+
+/// A call of an immutable user-defined function within `e` that runs
+/// through the statement's transaction, if any.
+fn immutable_row_call(e: &Scalar) -> Option<&crate::plpgsql::row_calls::RowCall> {
+    match e {
+        Scalar::Call(call) if call.def.volatility == b'i' => Some(call),
+        _ => e.children().into_iter().find_map(immutable_row_call),
+    }
 }
 
 /// [`refuse_in`] of an ON CONFLICT inference element (`predicate`: its

@@ -1063,25 +1063,39 @@ impl FunctionScan {
         txn: &Transaction,
         env: &Env<'_>,
         limit: Option<usize>,
-        mut keep: impl FnMut(&[Value]) -> Result<bool, SqlError>,
+        keep: impl FnMut(&[Value]) -> Result<bool, SqlError>,
     ) -> Result<Vec<Vec<Value>>, SqlError> {
         let unpacked = FunctionScan {
             packed: false,
             ordinality: false,
             ..self.clone()
         };
+        let rows = unpacked.rows(txn, env, None, every_row)?;
+        self.numbered(
+            txn,
+            rows.into_iter().map(|f| vec![Value::Record(f)]),
+            limit,
+            keep,
+        )
+    }
+
+    /// `rows` as this call gives them: each with its ordinal if
+    /// `ordinality`, those `keep` takes, the first `limit` of them.
+    fn numbered(
+        &self,
+        txn: &Transaction,
+        rows: impl Iterator<Item = Vec<Value>>,
+        limit: Option<usize>,
+        mut keep: impl FnMut(&[Value]) -> Result<bool, SqlError>,
+    ) -> Result<Vec<Vec<Value>>, SqlError> {
         let mut out = Vec::new();
-        for (n, fields) in unpacked
-            .rows(txn, env, None, every_row)?
-            .into_iter()
-            .enumerate()
-        {
+        for (i, mut row) in rows.enumerate() {
             if limit.is_some_and(|l| out.len() >= l) {
                 break;
             }
-            let mut row = vec![Value::Record(fields)];
+            crate::interrupt::every(txn, i as u64 + 1)?;
             if self.ordinality {
-                row.push(Value::Int8(n as i64 + 1));
+                row.push(Value::Int8(i as i64 + 1));
             }
             if keep(&row)? {
                 out.push(row);
@@ -1095,7 +1109,7 @@ impl FunctionScan {
         txn: &Transaction,
         env: &Env<'_>,
         limit: Option<usize>,
-        mut keep: impl FnMut(&[Value]) -> Result<bool, SqlError>,
+        keep: impl FnMut(&[Value]) -> Result<bool, SqlError>,
     ) -> Result<Vec<Vec<Value>>, SqlError> {
         let alone = FunctionScan {
             ordinality: false,
@@ -1109,9 +1123,7 @@ impl FunctionScan {
             each.push((call.types().len(), rows));
         }
         let longest = each.iter().map(|(_, rows)| rows.len()).max().unwrap_or(0);
-        let mut out = Vec::new();
-        for i in 0..longest {
-            crate::interrupt::every(txn, i as u64 + 1)?;
+        let rows = (0..longest).map(|i| {
             let mut row = Vec::new();
             for (width, rows) in &each {
                 match rows.get(i) {
@@ -1119,17 +1131,9 @@ impl FunctionScan {
                     None => row.extend(std::iter::repeat_n(Value::Null, *width)),
                 }
             }
-            if self.ordinality {
-                row.push(Value::Int8(i as i64 + 1));
-            }
-            if keep(&row)? {
-                out.push(row);
-            }
-            if limit.is_some_and(|l| out.len() >= l) {
-                break;
-            }
-        }
-        Ok(out)
+            row
+        });
+        self.numbered(txn, rows, limit, keep)
     }
 }
 

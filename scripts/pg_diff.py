@@ -17,7 +17,8 @@ skipped. EXPLAIN statements are sent to neither side (plans differ by
 design) and counted as skipped. `--tables` first creates, on both sides,
 deterministic stand-ins for the regression suite's shared tables (onek,
 tenk1, int4_tbl, int8_tbl, float8_tbl, char_tbl, varchar_tbl, text_tbl):
-the same columns, generated rather than loaded, so results are comparable
+the same columns and, for onek and tenk1, the indexes create_index.sql
+makes on them, generated rather than loaded, so results are comparable
 between the two servers but not with PostgreSQL's expected files. It also
 creates the geometric tables (point_tbl, line_tbl, lseg_tbl, box_tbl,
 path_tbl, polygon_tbl, circle_tbl) with the rows the regression files
@@ -288,6 +289,12 @@ def regress_tables():
             )
         for at in range(0, count, 1000):
             yield f"INSERT INTO {table} VALUES " + ",".join(rows[at : at + 1000])
+        # The indexes the regression database has on them (create_index.sql),
+        # so correlated lookups are index probes on both sides.
+        for column in ("unique1", "unique2", "hundred"):
+            yield f"CREATE INDEX {table}_{column} ON {table} ({column})"
+    yield "CREATE INDEX tenk1_thous_tenthous ON tenk1 (thousand, tenthous)"
+    yield "CREATE INDEX onek_stringu1 ON onek (stringu1)"
 
 
 # The geometric tables of the regression suite, with the rows its files

@@ -9,10 +9,13 @@ use crate::infinite_datetime::Infinity;
 /// Days from 1970-01-01 to 2000-01-01 (PostgreSQL's epoch).
 pub const EPOCH_DAYS: i64 = 10_957;
 
+/// The Julian day of 2000-01-01 (days since 4714-11-24 BC).
+pub const JULIAN_DAY_2000: i64 = 2_451_545;
+
 /// PostgreSQL's first valid date (4714-11-24 BC, Julian day 0) and the
 /// first past its last (5874898-01-01), in days since 2000-01-01
 /// (`MIN_DATE`, `END_DATE`).
-const MIN_DATE: i64 = -2_451_545;
+const MIN_DATE: i64 = -JULIAN_DAY_2000;
 const END_DATE: i64 = 2_145_031_949;
 
 /// Whether day count `days` (since 2000-01-01) is a finite date

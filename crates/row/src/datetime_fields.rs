@@ -581,7 +581,7 @@ impl<'a> Decoder<'a> {
     }
 
     fn set_julian(&mut self, julian_day: i64) {
-        self.set_day(julian_day - JULIAN_2000);
+        self.set_day(julian_day - crate::calendar::JULIAN_DAY_2000);
         self.julian = true;
     }
 
@@ -966,9 +966,6 @@ impl<'a> Decoder<'a> {
         Ok(())
     }
 }
-
-/// The Julian day of 2000-01-01.
-const JULIAN_2000: i64 = 2_451_545;
 
 /// Whether a time's parts pass 24:00:00 (PostgreSQL's `time_overflows`).
 pub(crate) fn time_overflows(hour: i64, minute: i64, second: i64, micros: i64) -> bool {

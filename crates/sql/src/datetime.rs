@@ -5,7 +5,7 @@
 //! (`datetime_input.rs`, `text.rs`).
 
 use crate::error::SqlError;
-use folio_row::{Infinity, calendar};
+use folio_row::{Infinity, Numeric, calendar};
 
 /// Microseconds in a day.
 pub const DAY: i64 = 86_400_000_000;
@@ -30,6 +30,12 @@ pub fn ymd(days: i64) -> (i64, u32, u32) {
 /// Days since 2000-01-01 of a civil date.
 pub fn days(y: i64, m: u32, d: u32) -> i64 {
     calendar::day_number(y, i64::from(m), i64::from(d))
+}
+
+/// Microseconds since 1970-01-01 of a timestamp's (microseconds since
+/// 2000-01-01), wide enough for the latest timestamp.
+pub fn epoch_micros(micros: i64) -> i128 {
+    i128::from(micros) + i128::from(UNIX_TO_2000 * DAY)
 }
 
 /// A field of a timestamp (microseconds since 2000-01-01) as `EXTRACT`
@@ -67,7 +73,12 @@ pub fn part(field: &str, micros: i64) -> Result<f64, SqlError> {
             let iso_year = ymd(days - (days + 5).rem_euclid(7) + 3).0;
             (if iso_year > 0 { iso_year } else { iso_year - 1 }) as f64
         }
-        "epoch" => (micros + UNIX_TO_2000 * DAY) as f64 / 1e6,
+        "epoch" => epoch_micros(micros) as f64 / 1e6,
+        // The Julian day and the fraction of the day past midnight.
+        "julian" => {
+            (days + calendar::JULIAN_DAY_2000) as f64
+                + ((in_day / 1_000_000) as f64 + fraction_micros / 1e6) / 86_400.0
+        }
         "decade" => {
             (if y >= 0 {
                 y / 10
@@ -96,6 +107,34 @@ pub fn part(field: &str, micros: i64) -> Result<f64, SqlError> {
             ));
         }
     })
+}
+
+/// `EXTRACT(epoch FROM timestamp)`: exact microseconds, but past
+/// `i64::MAX` microseconds since 1970 (the last months of the range)
+/// the quotient numeric division gives, rounded to six places, as
+/// PostgreSQL 15's `timestamp_part_common` computes it.
+pub fn epoch_numeric(micros: i64) -> Result<Numeric, SqlError> {
+    let since_1970 = epoch_micros(micros);
+    if let Ok(exact) = i64::try_from(since_1970) {
+        return Ok(Numeric::new(i128::from(exact), 6)?);
+    }
+    let seconds = crate::numeric_functions::div(
+        &Numeric::new(since_1970, 0)?,
+        &Numeric::from_i64(1_000_000),
+    )?;
+    crate::numeric_functions::round(&seconds, 6, folio_row::Rounding::HalfAwayFromZero)
+}
+
+/// `EXTRACT(julian FROM timestamp)`: the Julian day plus the day's
+/// fraction past midnight as numeric division gives it (PostgreSQL 15's
+/// `timestamp_part_common`: microseconds of the day over a day's).
+pub fn julian_numeric(micros: i64) -> Result<Numeric, SqlError> {
+    let day = Numeric::from_i64(micros.div_euclid(DAY) + calendar::JULIAN_DAY_2000);
+    let fraction = crate::numeric_functions::div(
+        &Numeric::from_i64(micros.rem_euclid(DAY)),
+        &Numeric::from_i64(DAY),
+    )?;
+    Ok(day.checked_add(&fraction)?)
 }
 
 /// A field of an infinite date or timestamp, as PostgreSQL 15's

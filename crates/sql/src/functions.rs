@@ -1124,23 +1124,25 @@ impl Func {
                         Some(_) => Value::Numeric(Numeric::NEG_INFINITY),
                     });
                 }
-                let x = match (&args[1], field.to_ascii_lowercase().as_str()) {
-                    // A timestamptz's fields are the session clock's,
-                    // but for its epoch and zone.
-                    (Value::TimestampTz(_) | Value::Text(_), name) => {
+                // A timestamptz's fields are the session clock's, but for
+                // its epoch and zone.
+                let zoned = matches!(&args[1], Value::TimestampTz(_) | Value::Text(_));
+                let local_micros = match zoned {
+                    true => crate::time_zones::session_local(micros)?,
+                    false => micros,
+                };
+                let x = match (zoned, field.to_ascii_lowercase().as_str()) {
+                    (true, name) => {
                         let east = crate::setting_functions::time_zone().offset_at(micros);
                         match name {
                             "epoch" => crate::datetime::part(name, micros)?,
                             "timezone" => f64::from(east),
                             "timezone_hour" => f64::from(east / 3600),
                             "timezone_minute" => f64::from(east / 60 % 60),
-                            _ => {
-                                let local = crate::time_zones::session_local(micros)?;
-                                crate::datetime::part(&field, local)?
-                            }
+                            _ => crate::datetime::part(&field, local_micros)?,
                         }
                     }
-                    _ => crate::datetime::part(&field, micros)?,
+                    (false, _) => crate::datetime::part(&field, micros)?,
                 };
                 if self == Func::DatePart {
                     Value::Float8(x)
@@ -1151,8 +1153,22 @@ impl Func {
                         "milliseconds" if !is_date => 3,
                         _ => 0,
                     };
-                    let scaled = (x * 10f64.powi(scale)).round() as i128;
-                    Value::Numeric(Numeric::new(scaled, scale as u8)?)
+                    // An epoch is exact from the integer (its double
+                    // loses digits past 2^53 microseconds); a Julian day
+                    // is the day and the day's fraction as numeric
+                    // division gives it.
+                    match field.to_ascii_lowercase().as_str() {
+                        "epoch" if !is_date => {
+                            Value::Numeric(crate::datetime::epoch_numeric(micros)?)
+                        }
+                        "julian" if !is_date => {
+                            Value::Numeric(crate::datetime::julian_numeric(local_micros)?)
+                        }
+                        _ => {
+                            let scaled = (x * 10f64.powi(scale)).round() as i128;
+                            Value::Numeric(Numeric::new(scaled, scale as u8)?)
+                        }
+                    }
                 }
             }
             Func::DateTrunc => {

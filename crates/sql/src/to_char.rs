@@ -142,7 +142,7 @@ pub fn format(micros: i64, zone: Option<(&str, i32)>, template: &str) -> Result<
             "ID" => num(field("isodow")?, 1),
             "DAY" => name(DAYS[field("dow")? as usize], written, fill),
             "DY" => Case::of(written).apply(&DAYS[field("dow")? as usize][..3]),
-            "J" => num(days + 2_451_545, 1),
+            "J" => num(days + folio_row::calendar::JULIAN_DAY_2000, 1),
             "HH" | "HH12" => num((hour + 11) % 12 + 1, 2),
             "HH24" => num(hour, 2),
             "MI" => num(in_day / 60_000_000 % 60, 2),

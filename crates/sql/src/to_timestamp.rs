@@ -387,7 +387,7 @@ impl Fields {
             (self.day_of_year).or_else(|| self.week_of_year.map(|ww| (ww - 1) * 7 + 1));
         let day_of_month = (self.day).or_else(|| self.week_of_month.map(|w| (w - 1) * 7 + 1));
         let days = if let Some(j) = self.julian {
-            j - 2_451_545
+            j - folio_row::calendar::JULIAN_DAY_2000
         } else if iso {
             // Week 1 of an ISO year is the one holding January 4th; its
             // Monday starts the year (2000-01-01, day 0, was a Saturday).

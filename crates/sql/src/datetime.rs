@@ -193,7 +193,8 @@ pub fn trunc(field: &str, micros: i64) -> Result<i64, SqlError> {
 /// `date_bin(stride, source, origin)`, PostgreSQL's `timestamp_bin`: the
 /// start of the bin of width `stride`, counted from `origin`, that holds
 /// `source` (all in microseconds; before `origin` the bins go on
-/// backwards); an infinite source is itself, an infinite origin 22008.
+/// backwards); an infinite source is itself, an infinite origin 22008,
+/// as is a bin starting before the first timestamp.
 /// A stride of months or years is 0A000, one not above zero
 /// 22023.
 pub fn bin(stride: folio_row::Interval, source: i64, origin: i64) -> Result<i64, SqlError> {
@@ -219,7 +220,12 @@ pub fn bin(stride: folio_row::Interval, source: i64, origin: i64) -> Result<i64,
         return Err(SqlError::new("22023", "stride must be greater than zero"));
     }
     let since = source.checked_sub(origin).ok_or_else(out_of_range)?;
-    Ok(source - since.rem_euclid(width))
+    let start = source - since.rem_euclid(width);
+    // A bin may start before the first timestamp.
+    match calendar::is_valid_timestamp(start) {
+        true => Ok(start),
+        false => Err(SqlError::new("22008", "timestamp out of range")),
+    }
 }
 
 #[cfg(test)]

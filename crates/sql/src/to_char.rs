@@ -101,7 +101,8 @@ pub fn format(micros: i64, zone: Option<(&str, i32)>, template: &str) -> Result<
             "IYYY" | "IYY" | "IY" | "I" => {
                 let iso_year = {
                     let isodow = (days + 5).rem_euclid(7) + 1;
-                    ymd(days - isodow + 4).0
+                    let y = ymd(days - isodow + 4).0;
+                    if y > 0 { y } else { 1 - y }
                 };
                 let digits = keyword.len();
                 let modulus = 10i64.pow(digits as u32);

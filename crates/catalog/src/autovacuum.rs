@@ -8,7 +8,8 @@
 //! last vacuum reaches `threshold + scale_factor * versions` (versions as
 //! the last vacuum counted them; PostgreSQL: 50 + 0.2 * reltuples). A pass
 //! holds no snapshot while it vacuums, so it never holds back the horizon
-//! it prunes below.
+//! it prunes below. A table whose storage options say
+//! `autovacuum_enabled = off` is skipped.
 
 use crate::catalog::{CATALOG_OID, Catalog};
 use crate::defs::TableDef;
@@ -205,6 +206,10 @@ pub fn autovacuum_pass(
     }
     for relation in relations {
         stats.tables += 1;
+        // `WITH (autovacuum_enabled = off)` keeps autovacuum away.
+        if !relation.def.storage.autovacuum_enabled() {
+            continue;
+        }
         let activity = catalog.activity(relation.def.oid);
         let dead = activity.dead.load(Ordering::Relaxed);
         let versions = activity.versions.load(Ordering::Relaxed);

@@ -371,6 +371,7 @@ impl Catalog {
             domains,
             composites,
             matview,
+            storage: Default::default(),
         })
     }
 
@@ -629,6 +630,7 @@ impl Catalog {
             composite: None,
             function: None,
             trigger: None,
+            storage: Default::default(),
         };
         let def = IndexDef {
             oid,
@@ -1401,10 +1403,12 @@ impl Catalog {
     pub fn open_table(&self, def: &TableDef) -> Result<Arc<Table>, CatalogError> {
         let mut tables = self.tables.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(table) = tables.get(&def.root) {
+            table.set_fill_reserve(def.storage.fill_reserve());
             return Ok(table.clone());
         }
         let pages = Tree::open_logged(self.pool.clone(), def.root, Some(self.wal.clone()))?;
         let table = Arc::new(Table::open(self.pool.clone(), self.wal.clone(), pages));
+        table.set_fill_reserve(def.storage.fill_reserve());
         let saved = self.lock_saved_maps().remove(&def.root.0);
         if let Some(saved) = saved {
             table.visibility_map().load(&saved.words);
@@ -1533,6 +1537,7 @@ impl Catalog {
         let relation_columns = self.relation_columns_of(txn, classes, type_oids.clone())?;
         let composites = crate::composites::composites_of(classes, &relation_columns, type_oids);
         let matview = crate::matviews::matview_of(&class);
+        let storage = class.storage.clone();
         Ok(TableDef {
             oid: class.oid,
             name: class.name,
@@ -1548,6 +1553,7 @@ impl Catalog {
             domains,
             composites,
             matview,
+            storage,
         })
     }
 

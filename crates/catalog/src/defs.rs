@@ -165,6 +165,8 @@ pub struct TableDef {
     /// A materialized view's query and state (`matviews.rs`); `None`
     /// for an ordinary table.
     pub matview: Option<Matview>,
+    /// Its storage options (`storage_options.rs`).
+    pub storage: crate::storage_options::StorageOptions,
 }
 
 /// What a materialized view is beyond its table: the query that fills
@@ -803,6 +805,9 @@ pub(crate) struct ClassRow {
     /// A trigger's definition (kind `g` only, after the columns:
     /// `triggers.rs`; its oid and name are the row's).
     pub trigger: Option<crate::triggers::TriggerDef>,
+    /// A table's or materialized view's storage options (kinds `r` and
+    /// `m`, last; absent when there are none: `storage_options.rs`).
+    pub storage: crate::storage_options::StorageOptions,
 }
 
 impl ClassRow {
@@ -834,6 +839,7 @@ impl ClassRow {
             composite: None,
             function: None,
             trigger: None,
+            storage: Default::default(),
         }
     }
 
@@ -892,6 +898,9 @@ impl ClassRow {
         }
         if let Some(def) = &self.trigger {
             def.encode(&mut w);
+        }
+        if self.has_heap() && !self.storage.is_empty() {
+            self.storage.encode(&mut w);
         }
         w.0
     }
@@ -974,6 +983,12 @@ impl ClassRow {
             KIND_TRIGGER => Some(crate::triggers::TriggerDef::decode(&mut r)?),
             _ => None,
         };
+        let storage = match kind {
+            KIND_TABLE | KIND_MATVIEW if !r.0.is_empty() => {
+                crate::storage_options::StorageOptions::decode(&mut r)?
+            }
+            _ => Default::default(),
+        };
         let (always, identity) = (generated & 1 != 0, generated != 0);
         r.end()?;
         if ![
@@ -1020,6 +1035,7 @@ impl ClassRow {
             composite,
             function,
             trigger,
+            storage,
         })
     }
 }
@@ -1109,8 +1125,21 @@ mod tests {
             trigger: None,
             domain: None,
             composite: None,
+            storage: Default::default(),
         };
         assert_eq!(ClassRow::decode(&class.encode()), Ok(class.clone()));
+        // A table's storage options follow its columns; none: no bytes.
+        let plain = ClassRow::new(16390, "t", KIND_TABLE, PageId(4));
+        let tuned = ClassRow {
+            storage: crate::storage_options::StorageOptions(vec![
+                ("fillfactor".into(), "70".into()),
+                ("autovacuum_enabled".into(), "off".into()),
+            ]),
+            ..plain.clone()
+        };
+        assert_eq!(ClassRow::decode(&tuned.encode()), Ok(tuned.clone()));
+        assert!(tuned.encode().len() > plain.encode().len());
+        assert_eq!(ClassRow::decode(&plain.encode()), Ok(plain));
         let complex = ClassRow {
             composite: Some(crate::composites::CompositeBody {
                 array_oid: 16410,

@@ -35,6 +35,7 @@ mod sequences;
 mod sizes;
 mod statistics;
 mod statistics_file;
+mod storage_options;
 mod table_maps_file;
 mod temp;
 mod toast;
@@ -75,6 +76,7 @@ pub use sequences::{
 };
 pub use statistics::{ColumnStats, DEFAULT_RANGE_SELECTIVITY, SAMPLE_ROWS, TableStats};
 pub use statistics_file::STATISTICS_FILE;
+pub use storage_options::StorageOptions;
 pub use table_maps_file::TABLE_MAPS_FILE;
 pub use temp::{split_temp_name, temp_name, temp_schema, temp_schema_number, unqualified};
 pub use toast::{CHUNK_BYTES, TOAST_THRESHOLD};

@@ -48,7 +48,7 @@ use folio_page::{
 use folio_txn::{PredicateTarget, Transaction, TxnError, TxnManager, WaitPolicy, Xid};
 use folio_wal::{RmgrId, Wal};
 use std::ops::Bound;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// The largest row a heap page holds (an empty page: one line pointer and
@@ -153,6 +153,9 @@ pub struct Table {
     pub(crate) vacuuming: Mutex<()>,
     /// Pages planned for pruning (`prune_plans`).
     plans: AtomicU64,
+    /// Bytes a new row leaves free on a page that holds rows already (the
+    /// table's `fillfactor`: [`Table::set_fill_reserve`]).
+    fill_reserve: AtomicUsize,
 }
 
 /// Where a table's inserts go (in memory, per open table: the free-space
@@ -190,7 +193,34 @@ impl Table {
             vm: VisibilityMap::default(),
             vacuuming: Mutex::new(()),
             plans: AtomicU64::new(0),
+            fill_reserve: AtomicUsize::new(0),
         }
+    }
+
+    /// Sets the bytes a new row (an insert's, or an update's that goes to
+    /// another page) leaves free on a page that holds rows already:
+    /// PostgreSQL's `fillfactor`, whose rest of each page is kept for
+    /// updates, which may fill it (their new versions stay on the page:
+    /// HOT). A row goes to an empty page whatever the reserve.
+    pub fn set_fill_reserve(&self, bytes: usize) {
+        self.fill_reserve.store(bytes, Ordering::Relaxed);
+    }
+
+    /// The item a new row of `len` bytes gets on `page` (`None`: no room,
+    /// or it would leave less than the fill reserve free): the one owner
+    /// of where new rows may go.
+    fn new_row_item(
+        &self,
+        page: &Page,
+        len: usize,
+        id: PageId,
+    ) -> Result<Option<ItemId>, HeapError> {
+        let lp = LinePointerPage::new(page).map_err(|e| HeapError::corrupt(id, e.to_string()))?;
+        let reserve = self.fill_reserve.load(Ordering::Relaxed);
+        if reserve > 0 && lp.count() > 0 && lp.contiguous_free() < len + reserve {
+            return Ok(None);
+        }
+        admitted(lp.next_add_id(len), id)
     }
 
     /// The table's visibility map.
@@ -228,9 +258,9 @@ impl Table {
             let PageOp::Insert { item, tuple } = &mut ops[0] else {
                 unreachable!("one insert")
             };
-            let mut added = next_item(&page, tuple.len(), page.page_id())?;
+            let mut added = self.new_row_item(&page, tuple.len(), page.page_id())?;
             if added.is_none() && self.prune_on_access(txn.manager(), &mut page)? {
-                added = next_item(&page, tuple.len(), page.page_id())?;
+                added = self.new_row_item(&page, tuple.len(), page.page_id())?;
             }
             let Some(added) = added else {
                 self.retire_target(page.page_id());
@@ -272,7 +302,7 @@ impl Table {
             let mut ops = Vec::new();
             for row in &rows[tids.len()..] {
                 let tuple = header.tuple(row.as_ref());
-                let Some(item) = next_item(&after, tuple.len(), id)? else {
+                let Some(item) = self.new_row_item(&after, tuple.len(), id)? else {
                     break;
                 };
                 let op = PageOp::Insert { item, tuple };
@@ -853,7 +883,14 @@ impl Table {
             _ => return Ok(None),
         }
         let mut target_after = Box::new(**target);
-        let Some(item) = try_add(&mut target_after, tuple, target_id)? else {
+        let fits = self
+            .new_row_item(&target_after, tuple.len(), target_id)?
+            .is_some();
+        let Some(item) = fits
+            .then(|| try_add(&mut target_after, tuple, target_id))
+            .transpose()?
+            .flatten()
+        else {
             self.retire_target(target_id);
             return Ok(None);
         };

@@ -24,9 +24,9 @@ use folio_db::{Database, Transaction};
 use folio_row::{SqlType, Value};
 use sqlparser::ast::{
     AlterColumnOperation, AlterTableOperation, ColumnOption, ConstraintCharacteristics,
-    CreateTable, CreateTableOptions, DeferrableInitial, DropBehavior, Expr, GeneratedAs, Ident,
-    IndexColumn, NullsDistinctOption, ObjectName, ObjectType, ReferentialAction,
-    RenameTableNameKind, SqlOption, TableConstraint, TruncateTableTarget, Value as AstValue,
+    CreateTable, DeferrableInitial, DropBehavior, Expr, GeneratedAs, Ident, IndexColumn,
+    NullsDistinctOption, ObjectName, ObjectType, ReferentialAction, RenameTableNameKind,
+    TableConstraint, TruncateTableTarget,
 };
 use std::ops::ControlFlow;
 
@@ -64,7 +64,7 @@ pub fn create_table(
     if create.partition_by.is_some() {
         return Err(SqlError::unsupported("partitioned tables"));
     }
-    check_options(&create.table_options)?;
+    let storage = crate::storage_options::of_create(&create.table_options)?;
     let mut columns = Vec::with_capacity(create.columns.len());
     let mut additions = Additions::default();
     let mut keys = KeyConstraints::default();
@@ -159,6 +159,9 @@ pub fn create_table(
         return Ok(Output::command("CREATE TABLE"));
     }
     let table = db.catalog().create_table(txn, &name, &columns)?;
+    if !storage.is_empty() {
+        db.catalog().set_storage_options(txn, &name, storage)?;
+    }
     for (column, ty, request, identity) in owned {
         let default = owned_sequence(db, txn, (&name, &table), &column, ty, request, identity)?;
         additions.defaults.push((column, default));
@@ -276,7 +279,7 @@ fn create_table_as(
             "CREATE TABLE AS takes column names only".to_string(),
         ));
     }
-    check_options(&create.table_options)?;
+    let storage = crate::storage_options::of_create(&create.table_options)?;
     if create.if_not_exists && cx.db.catalog().relation_exists(txn, name)? {
         notices.push(Notice::info(format!(
             "relation \"{}\" already exists, skipping",
@@ -297,6 +300,9 @@ fn create_table_as(
         crate::system_columns::check_column_name(&column.name)?;
     }
     cx.db.catalog().create_table(txn, name, &columns)?;
+    if !storage.is_empty() {
+        cx.db.catalog().set_storage_options(txn, name, storage)?;
+    }
     // The rows, through INSERT's path (TOAST, statistics, sequences).
     let insert = insert_query(&create.name, query);
     let plan = crate::statement::plan(cx, txn, &insert)?.expect("an INSERT is planned");
@@ -904,27 +910,6 @@ fn columns_in(expr: &Expr, def: &TableDef) -> Vec<String> {
         ControlFlow::<()>::Continue(())
     });
     out
-}
-
-/// Storage options: `fillfactor = 100` is what folio's heap does (pages
-/// are filled); other values and other options are not supported yet.
-fn check_options(options: &CreateTableOptions) -> Result<(), SqlError> {
-    let list = match options {
-        CreateTableOptions::None => return Ok(()),
-        CreateTableOptions::With(list) => list,
-        other => return Err(SqlError::unsupported(format!("the table options {other}"))),
-    };
-    for option in list {
-        let fill_100 = matches!(option, SqlOption::KeyValue { key, value: Expr::Value(v) }
-            if names::ident(key) == "fillfactor"
-                && matches!(&v.value, AstValue::Number(n, _) if n == "100"));
-        if !fill_100 {
-            return Err(SqlError::unsupported(format!(
-                "the storage option {option}"
-            )));
-        }
-    }
-    Ok(())
 }
 
 /// `DROP TABLE [IF EXISTS] name, ... [CASCADE]`. A foreign key of another

@@ -185,6 +185,7 @@ mod stat_tables;
 mod statement;
 mod statement_memory;
 mod statement_timeout;
+mod storage_options;
 mod string_call_forms;
 mod string_literals;
 mod sublink_gates;

@@ -1521,6 +1521,11 @@ fn view_alter(tokens: &[Token]) -> Option<Result<crate::view_options::Alter, Sql
             Ok(list) => list,
             Err(e) => return Some(Err(e)),
         };
+        if list.iter().any(|(_, value)| value.is_some()) {
+            return Some(Err(SqlError::syntax(
+                "RESET must not include values for parameters",
+            )));
+        }
         Action::Reset(list.into_iter().map(|(n, _)| n).collect())
     } else {
         return None;

@@ -2115,6 +2115,11 @@ fn table_class_row(spaces: &Namespaces, table: &TableDef, tables: &[TableDef]) -
         row[26] = Value::Bool(true);
         row[30] = text(bound);
     }
+    // reloptions: its storage options (`storage_options.rs`).
+    if !table.storage.is_empty() {
+        let options = (table.storage.0.iter()).map(|(n, v)| Value::Text(format!("{n}={v}")));
+        row[29] = Value::array(options.collect());
+    }
     row
 }
 

@@ -182,9 +182,9 @@ pub fn run(
     match alter.kind {
         Kind::View if view.is_none() => return not_a("view"),
         Kind::Matview if !matview => return not_a("materialized view"),
-        Kind::Table if view.is_none() && !table_form => {
+        Kind::Table if matview && !table_form => {
             return Err(SqlError::unsupported(
-                "ALTER TABLE ... SET / RESET (options) of a table",
+                "ALTER TABLE ... SET / RESET (options) of a materialized view",
             ));
         }
         _ => {}
@@ -213,6 +213,10 @@ pub fn run(
             }
             catalog.set_view_options(txn, &name, options)?;
         }
+        // A table's storage options (`storage_options.rs`).
+        Action::Set(_) | Action::Reset(_) => {
+            crate::storage_options::alter(cx, txn, &name, &alter.action)?;
+        }
         Action::SetSchema(schema) => {
             crate::set_schema::check_target(cx, txn, &name, schema)?;
             let new = folio_catalog::qualified_name(schema, folio_catalog::unqualified(&name));
@@ -239,7 +243,6 @@ pub fn run(
                 crate::roles::get(cx.db, role)?.ok_or_else(|| crate::roles::undefined(role))?;
             crate::privileges::change_owner(cx.db, oid, &owner)?;
         }
-        _ => unreachable!("a table takes OWNER TO and SET SCHEMA only"),
     }
     cx.relations.ddl();
     Ok(Output::command(tag))

@@ -329,8 +329,8 @@ fn errors_carry_postgresql_sqlstates() {
         "0A000"
     );
     assert_eq!(
-        fails(&mut s, "create table u (x int) with (fillfactor=90)").code,
-        "0A000"
+        fails(&mut s, "create table u (x int) with (fillfactor=9)").code,
+        "22023"
     );
     ok(
         &mut s,

@@ -26,6 +26,12 @@ pub enum Parsed {
     Reset(String),
     /// `CHECKPOINT`.
     Checkpoint,
+    /// `SET [SESSION | LOCAL] SESSION AUTHORIZATION name | DEFAULT`
+    /// (`role` none) (sqlparser has none).
+    SetSessionAuthorization {
+        role: Option<String>,
+        local: bool,
+    },
     /// `SET CONSTRAINTS ...` (sqlparser has none).
     SetConstraints(crate::deferred::SetConstraints),
     /// `ALTER SEQUENCE` (sqlparser has none).
@@ -522,6 +528,9 @@ pub fn statements(sql: &str) -> Result<Vec<Parsed>, SqlError> {
             {
                 Parsed::SetConstraints(set_constraints(&plain(&spanned[2..]))?)
             }
+            Some(Keyword::SET) if let Some(set) = session_authorization(&plain(&spanned[1..])) => {
+                set?
+            }
             Some(Keyword::RESET) => Parsed::Reset(reset_name(&plain(&spanned[1..]))?),
             // `SHOW app.user_id`: sqlparser reads a name's parts as words
             // without their dots, so a dotted one is read here.
@@ -924,14 +933,53 @@ fn setting_name(tokens: &[Token]) -> Result<String, SqlError> {
 }
 
 /// The setting `RESET` names: `TIME ZONE` is `timezone` (SQL's
-/// spelling, as in `SET TIME ZONE`), else a setting's name.
+/// spelling, as in `SET TIME ZONE`), `SESSION AUTHORIZATION`
+/// `session_authorization`, else a setting's name.
 fn reset_name(tokens: &[Token]) -> Result<String, SqlError> {
-    if keyword_at(tokens, 0) == Some(Keyword::TIME) && keyword_at(tokens, 1) == Some(Keyword::ZONE)
-    {
-        Cursor { tokens, at: 2 }.end()?;
-        return Ok("timezone".into());
+    for (first, second, name) in [
+        (Keyword::TIME, Keyword::ZONE, "timezone"),
+        (
+            Keyword::SESSION,
+            Keyword::AUTHORIZATION,
+            "session_authorization",
+        ),
+    ] {
+        if keyword_at(tokens, 0) == Some(first) && keyword_at(tokens, 1) == Some(second) {
+            Cursor { tokens, at: 2 }.end()?;
+            return Ok(name.into());
+        }
     }
     setting_name(tokens)
+}
+
+/// `[SESSION | LOCAL] SESSION AUTHORIZATION name | 'name' | DEFAULT`
+/// after `SET`; `None` when the tokens are another SET.
+fn session_authorization(tokens: &[Token]) -> Option<Result<Parsed, SqlError>> {
+    let mut c = Cursor { tokens, at: 0 };
+    let local = c.take_keyword(Keyword::LOCAL);
+    // `SET SESSION SESSION AUTHORIZATION`: the first is the scope.
+    if !local && keyword_at(tokens, 1) == Some(Keyword::SESSION) {
+        c.take_keyword(Keyword::SESSION);
+    }
+    if !(c.take_keyword(Keyword::SESSION) && c.take_keyword(Keyword::AUTHORIZATION)) {
+        return None;
+    }
+    let role = if c.take_keyword(Keyword::DEFAULT) {
+        Ok(None)
+    } else {
+        match c.next() {
+            Some(Token::SingleQuotedString(name)) => Ok(Some(name.clone())),
+            Some(Token::Word(_)) => {
+                c.at -= 1;
+                c.ident().map(|name| Some(names::ident(&name)))
+            }
+            other => Err(near(other)),
+        }
+    };
+    Some(role.and_then(|role| {
+        c.end()?;
+        Ok(Parsed::SetSessionAuthorization { role, local })
+    }))
 }
 
 /// `[CONCURRENTLY] name [WITH [NO] DATA]` after `REFRESH MATERIALIZED

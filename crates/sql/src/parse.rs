@@ -26,6 +26,9 @@ pub enum Parsed {
     Reset(String),
     /// `CHECKPOINT`.
     Checkpoint,
+    /// `ALTER TABLE t ENABLE | DISABLE | [NO] FORCE ROW LEVEL SECURITY`
+    /// (sqlparser has no FORCE).
+    AlterRowSecurity(crate::policy_statements::AlterRowSecurity),
     /// `SET [SESSION | LOCAL] SESSION AUTHORIZATION name | DEFAULT`
     /// (`role` none) (sqlparser has none).
     SetSessionAuthorization {
@@ -454,6 +457,12 @@ pub fn statements(sql: &str) -> Result<Vec<Parsed>, SqlError> {
             _ if word == "reindex" => Parsed::Reindex(reindex(&plain(&spanned[1..]))?),
             _ if word == "cluster" => Parsed::Cluster(cluster(&plain(&spanned[1..]))?),
             Some(Keyword::LOCK) => Parsed::Lock(lock(&plain(&spanned[1..]))?),
+            Some(Keyword::ALTER)
+                if second.and_then(keyword) == Some(Keyword::TABLE)
+                    && let Some(alter) = row_security(&plain(&spanned[2..])) =>
+            {
+                Parsed::AlterRowSecurity(alter)
+            }
             Some(Keyword::ALTER)
                 if second.and_then(keyword) == Some(Keyword::TABLE)
                     && let Some(on) = cluster_on(&plain(&spanned[2..])) =>
@@ -2130,6 +2139,43 @@ fn cluster_on(tokens: &[Token]) -> Option<ClusterOn> {
         table,
         if_exists,
         index,
+    })
+}
+
+/// `[IF EXISTS] [ONLY] table ENABLE | DISABLE | [NO] FORCE ROW LEVEL
+/// SECURITY` after `ALTER TABLE`; `None` for any other ALTER TABLE.
+fn row_security(tokens: &[Token]) -> Option<crate::policy_statements::AlterRowSecurity> {
+    use crate::policy_statements::RowSecurityAction;
+    let mut c = Cursor { tokens, at: 0 };
+    let if_exists = c.take_keyword(Keyword::IF) && c.take_keyword(Keyword::EXISTS);
+    c.take_keyword(Keyword::ONLY);
+    let table = c.name().ok()?;
+    let word = |c: &mut Cursor<'_>, w: &str| {
+        let found = matches!(c.peek(), Some(Token::Word(x)) if x.quote_style.is_none() && x.value.eq_ignore_ascii_case(w));
+        if found {
+            c.next();
+        }
+        found
+    };
+    let action = if word(&mut c, "enable") {
+        RowSecurityAction::Enable
+    } else if word(&mut c, "disable") {
+        RowSecurityAction::Disable
+    } else if word(&mut c, "force") {
+        RowSecurityAction::Force
+    } else if word(&mut c, "no") && word(&mut c, "force") {
+        RowSecurityAction::NoForce
+    } else {
+        return None;
+    };
+    if !(word(&mut c, "row") && word(&mut c, "level") && word(&mut c, "security")) {
+        return None;
+    }
+    c.end().ok()?;
+    Some(crate::policy_statements::AlterRowSecurity {
+        table,
+        if_exists,
+        action,
     })
 }
 

@@ -53,6 +53,8 @@ macro_rules! session_cx {
             deferred: &$session.deferred,
             plpgsql: &$session.plpgsql,
             raised: Default::default(),
+            row_security_off: Default::default(),
+            row_security_inside: Default::default(),
             partition_trees: Default::default(),
             change_counts: Default::default(),
         }
@@ -673,6 +675,7 @@ impl Session {
             | Parsed::Comment(_)
             | Parsed::Reindex(_)
             | Parsed::ClusterOn(_)
+            | Parsed::AlterRowSecurity(_)
             | Parsed::AlterConstraint(_)
             | Parsed::Inherit(_)
             | Parsed::CreateMatview { .. }
@@ -3039,6 +3042,11 @@ pub(crate) fn run_with_params(
         cx.relations.ddl();
     }
     match statement {
+        Statement::CreatePolicy { .. }
+        | Statement::AlterPolicy { .. }
+        | Statement::DropPolicy { .. } => {
+            crate::policy_statements::run(cx, txn, notices, statement)
+        }
         Statement::CreateSequence {
             temporary: false,
             if_not_exists,
@@ -3297,6 +3305,9 @@ pub(crate) fn run_utility(
         Parsed::Reindex(reindex) => crate::reindex::reindex(cx, txn, reindex),
         Parsed::Lock(lock) => crate::lock_table::lock(cx, txn, lock),
         Parsed::ClusterOn(on) => crate::cluster::cluster_on(cx, txn, notices, on),
+        Parsed::AlterRowSecurity(alter) => {
+            crate::policy_statements::alter_table(cx, txn, notices, alter)
+        }
         Parsed::AlterConstraint(alter) => crate::ddl::alter_constraint(cx, txn, notices, alter),
         Parsed::Inherit(alter) => {
             crate::inheritance::alter::inherit(cx, txn, alter)?;

@@ -153,7 +153,12 @@ impl<'a> Target<'a> {
                 clause: None,
             });
         };
-        let mut clause = from::resolve(cx, txn, list, None, system)?;
+        // The target's policies go into the statement's WHERE
+        // (`row_security::restrict`), not around its scan.
+        cx.row_security_inside.borrow_mut().push(relation.def.oid);
+        let resolved = from::resolve(cx, txn, list, None, system);
+        cx.row_security_inside.borrow_mut().pop();
+        let mut clause = resolved?;
         clause.tid_of_last = true;
         if relation.def.partition_key().is_some() {
             clause.leaves_of_last(cx, txn, &relation)?;

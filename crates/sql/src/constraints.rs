@@ -102,6 +102,10 @@ pub struct Constraints {
     /// through (`updatable_views.rs`): each view's name and its
     /// condition over the table's columns, in the order judged.
     view_checks: Vec<(String, Scalar)>,
+    /// The row-level security checks of the statement's new rows
+    /// (`row_security::checks`): the table's name, the restrictive
+    /// policy's name (none: the permissive policies'), the condition.
+    policy_checks: Vec<(String, Option<String>, Scalar)>,
     /// The columns of a domain type and the domain's rules, bound
     /// (`domains.rs`); empty for a table with none.
     domains: Vec<(usize, Arc<crate::domains::Bound>)>,
@@ -661,6 +665,14 @@ impl Constraints {
     /// PostgreSQL's), else 44000 naming the view.
     pub fn add_view_checks(&mut self, checks: Vec<(String, Scalar)>) {
         self.view_checks.extend(checks);
+    }
+
+    /// Adds the row-level security checks of the statement's new rows:
+    /// each must make every condition true, else 42501
+    /// (`row_security::violation`), before any CHECK constraint is
+    /// judged, as PostgreSQL's.
+    pub fn add_policy_checks(&mut self, checks: Vec<(String, Option<String>, Scalar)>) {
+        self.policy_checks.extend(checks);
     }
 
     /// The sequences the defaults name.
@@ -1309,10 +1321,19 @@ impl Constraints {
         if self.leaves_partition(&values)? {
             return Err(partition_violation(relation, &values)?);
         }
-        if self.checks.is_empty() && self.domains.is_empty() && self.view_checks.is_empty() {
+        if self.checks.is_empty()
+            && self.domains.is_empty()
+            && self.view_checks.is_empty()
+            && self.policy_checks.is_empty()
+        {
             return Ok(values);
         }
         let mut values = relation.prepare(values)?;
+        for (table, policy, condition) in &self.policy_checks {
+            if condition.eval(&values, env)? != Value::Bool(true) {
+                return Err(crate::row_security::violation(table, policy.as_deref()));
+            }
+        }
         for (column, domain) in &self.domains {
             let value = std::mem::replace(&mut values[*column], Value::Null);
             values[*column] = domain.fit(value, env)?;

@@ -53,6 +53,12 @@ pub struct Ctx<'a> {
     /// The notices triggers raised while the statement ran (a row change
     /// has no list of its own to add to), given to the client after it.
     pub raised: std::cell::RefCell<Vec<crate::output::Notice>>,
+    /// No row-level security applies while set (a policy's expression
+    /// planned to be checked: `policy_statements.rs`).
+    pub row_security_off: std::cell::Cell<bool>,
+    /// The tables whose policies' condition is being planned around
+    /// their scan (`from.rs`): their own scan inside takes none again.
+    pub row_security_inside: std::cell::RefCell<Vec<u64>>,
     /// The partitioned tables' trees the statement built
     /// (`partitions/tree.rs` `Tree::of`), each with the partition list
     /// it was built from: planning an UPDATE of a partitioned table binds

@@ -385,16 +385,45 @@ pub fn copy_out(
             );
             crate::privileges::check_all(cx, &cx.needs.take())?;
             let columns = access::copy_columns(&relation, &table, &copy.columns)?;
-            let names = columns
+            let names: Vec<String> = columns
                 .iter()
                 .map(|&c| relation.def.columns[c].name.clone())
                 .collect();
-            let rows = relation
-                .scan(txn)?
-                .into_iter()
-                .map(|(_, row)| columns.iter().map(|&c| row[c].clone()).collect())
-                .collect();
-            (names, rows)
+            // Under row-level security the table is read as the query
+            // `SELECT columns FROM t`, whose scan takes its policies.
+            let secured = crate::row_security::Command::Select;
+            if crate::row_security::using(cx, relation.def.oid, &relation.def.name, secured)?
+                .is_some()
+            {
+                let quote = |n: &str| format!("\"{}\"", n.replace('"', "\"\""));
+                let text = format!(
+                    "SELECT {} FROM {}",
+                    names
+                        .iter()
+                        .map(|n| quote(n))
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    relation
+                        .def
+                        .name
+                        .split('.')
+                        .map(quote)
+                        .collect::<Vec<_>>()
+                        .join(".")
+                );
+                let query = crate::views::parse_text(&table, &text)?;
+                let planned = query::plan_query(cx, txn, &query)?;
+                crate::privileges::check_all(cx, &cx.needs.take())?;
+                let (rows, _) = query::run(txn, &planned, &Env::of(cx))?;
+                (names, rows)
+            } else {
+                let rows = relation
+                    .scan(txn)?
+                    .into_iter()
+                    .map(|(_, row)| columns.iter().map(|&c| row[c].clone()).collect())
+                    .collect();
+                (names, rows)
+            }
         }
     };
     let names: Vec<&str> = names.iter().map(String::as_str).collect();

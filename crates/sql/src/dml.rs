@@ -457,13 +457,27 @@ pub fn plan_insert_into(
         false,
     )]);
     let mut returning_items = insert.returning.clone();
+    let mut policy_checks = crate::row_security::checks(
+        cx,
+        relation.def.oid,
+        name,
+        crate::row_security::Command::Insert,
+    )?;
     let mut subplans = subquery::extract(
         cx,
         txn,
-        returned(returning_items.as_mut()).collect(),
+        returned(returning_items.as_mut())
+            .chain(policy_checks.iter_mut().map(|(_, e)| e))
+            .collect(),
         &scope,
         0,
     )?;
+    let mut constraints = constraints;
+    constraints.add_policy_checks(crate::row_security::bind_checks(
+        name,
+        &relation,
+        policy_checks,
+    )?);
     let returning = returning(&scope, returning_items.as_deref())?;
     let on_conflict = match &insert.on {
         None => None,
@@ -618,19 +632,29 @@ pub fn plan_update(
     let reads = selection.is_some() || returning_items.is_some();
     target.note(cx, privileges::UPDATE, reads);
     let mut values: Vec<Expr> = assignments.iter().map(|a| a.value.clone()).collect();
-    let mut selection = selection.cloned();
+    let update = crate::row_security::Command::Update;
+    let mut selection =
+        crate::row_security::restrict(cx, &target.relation, update, reads, selection.cloned())?;
+    let mut policy_checks =
+        crate::row_security::checks(cx, target.relation.def.oid, &target.name, update)?;
     let mut returning_items = returning_items.map(<[SelectItem]>::to_vec);
     let subplans = subquery::extract(
         cx,
         txn,
         (values.iter_mut().chain(selection.as_mut()))
             .chain(returned(returning_items.as_mut()))
+            .chain(policy_checks.iter_mut().map(|(_, e)| e))
             .collect(),
         &target.scope,
         0,
     )?;
     let relation = target.relation.clone();
-    let constraints = Constraints::bind(cx, txn, &relation)?;
+    let mut constraints = Constraints::bind(cx, txn, &relation)?;
+    constraints.add_policy_checks(crate::row_security::bind_checks(
+        &target.name,
+        &relation,
+        policy_checks,
+    )?);
     // The target's columns in the row the expressions see (after the
     // other items' when there are some).
     let offset = target.scope.width() - relation.types.len() - target.system();
@@ -760,7 +784,13 @@ pub fn plan_delete(cx: &Ctx<'_>, txn: &Transaction, delete: &Delete) -> Result<C
     target.note(cx, privileges::DELETE, reads);
     let relation = target.relation.clone();
     let constraints = Constraints::bind(cx, txn, &relation)?;
-    let mut selection = delete.selection.clone();
+    let mut selection = crate::row_security::restrict(
+        cx,
+        &relation,
+        crate::row_security::Command::Delete,
+        reads,
+        delete.selection.clone(),
+    )?;
     let mut returning_items = delete.returning.clone();
     let subplans = subquery::extract(
         cx,

@@ -1522,6 +1522,29 @@ fn base(
             _ => return Err(e),
         },
     };
+    // Row-level security: the table's scan is the subquery `(SELECT *
+    // FROM t WHERE <policies' condition>)`, a barrier the query's own
+    // conditions that call functions do not cross (README "Row-level
+    // security").
+    if let Some(condition) = crate::row_security::using(
+        cx,
+        relation.def.oid,
+        &relation.def.name,
+        crate::row_security::Command::Select,
+    )? {
+        let qualifier = alias_name
+            .clone()
+            .unwrap_or_else(|| folio_catalog::unqualified(&table_name).to_string());
+        let derived = crate::row_security::scan_factor(factor, &qualifier, condition)?;
+        let outer = outer.map(|o| crate::pushdown::Outer { barrier: true, ..o });
+        cx.row_security_inside.borrow_mut().push(relation.def.oid);
+        let secured = base(cx, txn, &derived, before, outer, pushed, false);
+        cx.row_security_inside.borrow_mut().pop();
+        let (base, mut table) = secured?;
+        table.row_type = crate::user_types::row_type_of(relation.def.oid)
+            .filter(|t| t.fields.len() == table.types.len());
+        return Ok((base, table));
+    }
     let partitioned = relation.def.partition_key().is_some();
     let inherited = !relation.def.children.is_empty() && !crate::inheritance::syntax::only(name);
     if partitioned || inherited {

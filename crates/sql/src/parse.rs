@@ -26,6 +26,15 @@ pub enum Parsed {
     Reset(String),
     /// `CHECKPOINT`.
     Checkpoint,
+    /// `ALTER TABLE t ENABLE | DISABLE | [NO] FORCE ROW LEVEL SECURITY`
+    /// (sqlparser has no FORCE).
+    AlterRowSecurity(crate::policy_statements::AlterRowSecurity),
+    /// `SET [SESSION | LOCAL] SESSION AUTHORIZATION name | DEFAULT`
+    /// (`role` none) (sqlparser has none).
+    SetSessionAuthorization {
+        role: Option<String>,
+        local: bool,
+    },
     /// `SET CONSTRAINTS ...` (sqlparser has none).
     SetConstraints(crate::deferred::SetConstraints),
     /// `ALTER SEQUENCE` (sqlparser has none).
@@ -450,6 +459,12 @@ pub fn statements(sql: &str) -> Result<Vec<Parsed>, SqlError> {
             Some(Keyword::LOCK) => Parsed::Lock(lock(&plain(&spanned[1..]))?),
             Some(Keyword::ALTER)
                 if second.and_then(keyword) == Some(Keyword::TABLE)
+                    && let Some(alter) = row_security(&plain(&spanned[2..])) =>
+            {
+                Parsed::AlterRowSecurity(alter)
+            }
+            Some(Keyword::ALTER)
+                if second.and_then(keyword) == Some(Keyword::TABLE)
                     && let Some(on) = cluster_on(&plain(&spanned[2..])) =>
             {
                 Parsed::ClusterOn(on)
@@ -521,6 +536,9 @@ pub fn statements(sql: &str) -> Result<Vec<Parsed>, SqlError> {
                     if w.quote_style.is_none() && w.value.eq_ignore_ascii_case("constraints")) =>
             {
                 Parsed::SetConstraints(set_constraints(&plain(&spanned[2..]))?)
+            }
+            Some(Keyword::SET) if let Some(set) = session_authorization(&plain(&spanned[1..])) => {
+                set?
             }
             Some(Keyword::RESET) => Parsed::Reset(reset_name(&plain(&spanned[1..]))?),
             // `SHOW app.user_id`: sqlparser reads a name's parts as words
@@ -924,14 +942,53 @@ fn setting_name(tokens: &[Token]) -> Result<String, SqlError> {
 }
 
 /// The setting `RESET` names: `TIME ZONE` is `timezone` (SQL's
-/// spelling, as in `SET TIME ZONE`), else a setting's name.
+/// spelling, as in `SET TIME ZONE`), `SESSION AUTHORIZATION`
+/// `session_authorization`, else a setting's name.
 fn reset_name(tokens: &[Token]) -> Result<String, SqlError> {
-    if keyword_at(tokens, 0) == Some(Keyword::TIME) && keyword_at(tokens, 1) == Some(Keyword::ZONE)
-    {
-        Cursor { tokens, at: 2 }.end()?;
-        return Ok("timezone".into());
+    for (first, second, name) in [
+        (Keyword::TIME, Keyword::ZONE, "timezone"),
+        (
+            Keyword::SESSION,
+            Keyword::AUTHORIZATION,
+            "session_authorization",
+        ),
+    ] {
+        if keyword_at(tokens, 0) == Some(first) && keyword_at(tokens, 1) == Some(second) {
+            Cursor { tokens, at: 2 }.end()?;
+            return Ok(name.into());
+        }
     }
     setting_name(tokens)
+}
+
+/// `[SESSION | LOCAL] SESSION AUTHORIZATION name | 'name' | DEFAULT`
+/// after `SET`; `None` when the tokens are another SET.
+fn session_authorization(tokens: &[Token]) -> Option<Result<Parsed, SqlError>> {
+    let mut c = Cursor { tokens, at: 0 };
+    let local = c.take_keyword(Keyword::LOCAL);
+    // `SET SESSION SESSION AUTHORIZATION`: the first is the scope.
+    if !local && keyword_at(tokens, 1) == Some(Keyword::SESSION) {
+        c.take_keyword(Keyword::SESSION);
+    }
+    if !(c.take_keyword(Keyword::SESSION) && c.take_keyword(Keyword::AUTHORIZATION)) {
+        return None;
+    }
+    let role = if c.take_keyword(Keyword::DEFAULT) {
+        Ok(None)
+    } else {
+        match c.next() {
+            Some(Token::SingleQuotedString(name)) => Ok(Some(name.clone())),
+            Some(Token::Word(_)) => {
+                c.at -= 1;
+                c.ident().map(|name| Some(names::ident(&name)))
+            }
+            other => Err(near(other)),
+        }
+    };
+    Some(role.and_then(|role| {
+        c.end()?;
+        Ok(Parsed::SetSessionAuthorization { role, local })
+    }))
 }
 
 /// `[CONCURRENTLY] name [WITH [NO] DATA]` after `REFRESH MATERIALIZED
@@ -2087,6 +2144,43 @@ fn cluster_on(tokens: &[Token]) -> Option<ClusterOn> {
         table,
         if_exists,
         index,
+    })
+}
+
+/// `[IF EXISTS] [ONLY] table ENABLE | DISABLE | [NO] FORCE ROW LEVEL
+/// SECURITY` after `ALTER TABLE`; `None` for any other ALTER TABLE.
+fn row_security(tokens: &[Token]) -> Option<crate::policy_statements::AlterRowSecurity> {
+    use crate::policy_statements::RowSecurityAction;
+    let mut c = Cursor { tokens, at: 0 };
+    let if_exists = c.take_keyword(Keyword::IF) && c.take_keyword(Keyword::EXISTS);
+    c.take_keyword(Keyword::ONLY);
+    let table = c.name().ok()?;
+    let word = |c: &mut Cursor<'_>, w: &str| {
+        let found = matches!(c.peek(), Some(Token::Word(x)) if x.quote_style.is_none() && x.value.eq_ignore_ascii_case(w));
+        if found {
+            c.next();
+        }
+        found
+    };
+    let action = if word(&mut c, "enable") {
+        RowSecurityAction::Enable
+    } else if word(&mut c, "disable") {
+        RowSecurityAction::Disable
+    } else if word(&mut c, "force") {
+        RowSecurityAction::Force
+    } else if word(&mut c, "no") && word(&mut c, "force") {
+        RowSecurityAction::NoForce
+    } else {
+        return None;
+    };
+    if !(word(&mut c, "row") && word(&mut c, "level") && word(&mut c, "security")) {
+        return None;
+    }
+    c.end().ok()?;
+    Some(crate::policy_statements::AlterRowSecurity {
+        table,
+        if_exists,
+        action,
     })
 }
 

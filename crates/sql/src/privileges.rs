@@ -559,17 +559,30 @@ pub fn check_utility(
             .relation_oid(txn, &name)?
             .map(|(oid, _)| (oid, name)))
     };
-    // PostgreSQL 15 grants CREATE on schema public to no one but its
-    // owner; a temporary relation needs TEMP, which PUBLIC has.
+    // CREATE on the schema the relation goes in (the resolver has
+    // qualified an unqualified name by the search path): PostgreSQL 15
+    // grants it on public to no one but its owner, on a user schema to
+    // its owner (postgres here: `schemas.rs`); a temporary relation
+    // needs TEMP, which PUBLIC has.
     let in_public = |name: &sqlparser::ast::ObjectName, temporary: bool| -> Result<(), SqlError> {
         let name = crate::names::relation(name)?;
         if temporary || folio_catalog::split_temp_name(&name).is_some() {
             return Ok(());
         }
-        if allowed(cx.db, cx.role, PUBLIC_SCHEMA, CREATE)? {
+        let (schema, _) = folio_catalog::split_schema(&name);
+        let oid = match schema {
+            "public" => Some(PUBLIC_SCHEMA),
+            _ => cx.db.catalog().schema(txn, schema)?.map(|s| s.oid),
+        };
+        let may = match oid {
+            // (No such schema: the CREATE's own 3F000 follows.)
+            None => true,
+            Some(oid) => allowed(cx.db, cx.role, oid, CREATE)?,
+        };
+        if may {
             return Ok(());
         }
-        Err(denied("schema", "public"))
+        Err(denied("schema", schema))
     };
     match statement {
         Statement::CreateTable(create) => in_public(&create.name, create.temporary)?,

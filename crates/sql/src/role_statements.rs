@@ -78,7 +78,6 @@ pub fn create(db: &Database, role: &Role, statement: &Statement) -> Result<Outpu
         return Err(SqlError::unsupported("this form of CREATE ROLE"));
     };
     if inherit == &Some(false)
-        || bypassrls == &Some(true)
         || replication == &Some(true)
         || connection_limit.is_some()
         || valid_until.is_some()
@@ -89,7 +88,7 @@ pub fn create(db: &Database, role: &Role, statement: &Statement) -> Result<Outpu
         || !admin.is_empty()
     {
         return Err(SqlError::unsupported(
-            "CREATE ROLE options other than [NO]LOGIN, [NO]SUPERUSER, [NO]CREATEDB, [NO]CREATEROLE and PASSWORD",
+            "CREATE ROLE options other than [NO]LOGIN, [NO]SUPERUSER, [NO]CREATEDB, [NO]CREATEROLE, [NO]BYPASSRLS and PASSWORD",
         ));
     }
     let [name] = names.as_slice() else {
@@ -108,6 +107,7 @@ pub fn create(db: &Database, role: &Role, statement: &Statement) -> Result<Outpu
         superuser: *superuser,
         createdb: *create_db,
         createrole: *create_role,
+        bypassrls: *bypassrls,
         password: given.as_ref().map(password).transpose()?,
     };
     roles::create(db, &name, &options)?;
@@ -136,6 +136,7 @@ pub fn alter(
                     RoleOption::SuperUser(b) => once(&mut o.superuser, *b)?,
                     RoleOption::CreateDB(b) => once(&mut o.createdb, *b)?,
                     RoleOption::CreateRole(b) => once(&mut o.createrole, *b)?,
+                    RoleOption::BypassRLS(b) => once(&mut o.bypassrls, *b)?,
                     RoleOption::Password(p) => once(&mut o.password, password(p)?)?,
                     other => {
                         return Err(SqlError::unsupported(format!("ALTER ROLE ... {other}")));
@@ -148,7 +149,8 @@ pub fn alter(
                 && o.login.is_none()
                 && o.superuser.is_none()
                 && o.createdb.is_none()
-                && o.createrole.is_none();
+                && o.createrole.is_none()
+                && o.bypassrls.is_none();
             if !own_password {
                 check_createrole(db, role, "alter")?;
                 let target = roles::get(db, &name)?.ok_or_else(|| roles::undefined(&name))?;
@@ -356,7 +358,7 @@ pub fn grant_or_revoke(
         ));
     }
     if let Some(GrantObjects::Schemas(schemas)) = on {
-        return schema(cx, grant, privileges, schemas, grantees, grant_option);
+        return schema(cx, txn, grant, privileges, schemas, grantees, grant_option);
     }
     let bits = privilege_bits(privileges)?;
     let oids = grantee_oids(cx.db, grantees)?;
@@ -384,26 +386,35 @@ pub fn grant_or_revoke(
     Ok(Output::command(if grant { "GRANT" } else { "REVOKE" }))
 }
 
-/// `GRANT | REVOKE { CREATE | USAGE | ALL } ON SCHEMA public`: CREATE is
-/// kept (as a relation's privilege, under the schema's oid); USAGE,
-/// which PUBLIC holds on public, changes nothing.
+/// `GRANT | REVOKE { CREATE | USAGE | ALL } ON SCHEMA s`: CREATE is
+/// kept (as a relation's privilege, under the schema's oid: 2200 for
+/// public); USAGE, which folio does not check, changes nothing.
+#[allow(clippy::too_many_arguments)]
 fn schema(
     cx: &Ctx<'_>,
+    txn: &Transaction,
     grant: bool,
     privileges: &Privileges,
     schemas: &[ObjectName],
     grantees: &[Grantee],
     grant_option: bool,
 ) -> Result<Output, SqlError> {
+    let mut oids_of_schemas = Vec::new();
     for schema in schemas {
         let schema = names::relation(schema)?;
-        if schema != "public" {
-            // Only `public`'s privileges are kept (a user schema's, as
-            // its owner, are postgres's: `schemas.rs`).
-            return Err(SqlError::unsupported(format!(
-                "privileges on schema \"{schema}\" (folio keeps those of schema public only)"
-            )));
-        }
+        let oid = match schema.as_str() {
+            "public" => privileges::PUBLIC_SCHEMA,
+            _ => match cx.db.catalog().schema(txn, &schema)? {
+                Some(def) => def.oid,
+                None => {
+                    return Err(SqlError::new(
+                        "3F000",
+                        format!("schema \"{schema}\" does not exist"),
+                    ));
+                }
+            },
+        };
+        oids_of_schemas.push((oid, schema));
     }
     let create = match privileges {
         Privileges::All { .. } => true,
@@ -432,7 +443,9 @@ fn schema(
             grantees: &oids,
             grant_option,
         };
-        privileges::apply(cx, privileges::PUBLIC_SCHEMA, "public", "schema", &change)?;
+        for (oid, name) in &oids_of_schemas {
+            privileges::apply(cx, *oid, name, "schema", &change)?;
+        }
         // (A holder without the grant option is warned by PostgreSQL;
         // only superusers hold CREATE on public with it here.)
     }

@@ -160,6 +160,9 @@ pub struct Role {
     pub superuser: bool,
     pub createdb: bool,
     pub createrole: bool,
+    /// BYPASSRLS: row-level security policies do not apply to it
+    /// (`row_security.rs`).
+    pub bypassrls: bool,
 }
 
 impl Role {
@@ -172,6 +175,7 @@ impl Role {
             superuser: true,
             createdb: true,
             createrole: true,
+            bypassrls: true,
         }
     }
 
@@ -181,7 +185,8 @@ impl Role {
             u8::from(self.login)
                 | u8::from(self.superuser) << 1
                 | u8::from(self.createdb) << 2
-                | u8::from(self.createrole) << 3,
+                | u8::from(self.createrole) << 3
+                | u8::from(self.bypassrls) << 4,
         );
         out
     }
@@ -196,7 +201,7 @@ impl Role {
         let [a, b, c, d, flags] = *bytes else {
             return Err(corrupt());
         };
-        if flags >> 4 != 0 {
+        if flags >> 5 != 0 {
             return Err(corrupt());
         }
         Ok(Role {
@@ -206,6 +211,7 @@ impl Role {
             superuser: flags & 2 != 0,
             createdb: flags & 4 != 0,
             createrole: flags & 8 != 0,
+            bypassrls: flags & 16 != 0,
         })
     }
 }
@@ -217,6 +223,7 @@ pub struct Options {
     pub superuser: Option<bool>,
     pub createdb: Option<bool>,
     pub createrole: Option<bool>,
+    pub bypassrls: Option<bool>,
     /// `PASSWORD 'text'` (`Some(Some)`) or `PASSWORD NULL` (`Some(None)`).
     pub password: Option<Option<String>>,
 }
@@ -310,6 +317,7 @@ pub fn create(db: &Database, name: &str, options: &Options) -> Result<Role, SqlE
         superuser: options.superuser.unwrap_or(false),
         createdb: options.createdb.unwrap_or(false),
         createrole: options.createrole.unwrap_or(false),
+        bypassrls: options.bypassrls.unwrap_or(false),
     };
     tree.upsert(NEXT_OID_KEY, &next.to_le_bytes())
         .map_err(btree)?;
@@ -332,6 +340,7 @@ pub fn alter(db: &Database, name: &str, options: &Options) -> Result<(), SqlErro
         options.superuser,
         options.createdb,
         options.createrole,
+        options.bypassrls,
     ];
     if role.oid == SUPERUSER_OID && attributes.iter().any(Option::is_some) {
         return Err(SqlError::unsupported(
@@ -342,6 +351,7 @@ pub fn alter(db: &Database, name: &str, options: &Options) -> Result<(), SqlErro
     role.superuser = options.superuser.unwrap_or(role.superuser);
     role.createdb = options.createdb.unwrap_or(role.createdb);
     role.createrole = options.createrole.unwrap_or(role.createrole);
+    role.bypassrls = options.bypassrls.unwrap_or(role.bypassrls);
     let tree = tree_for_writing(db)?;
     if role.oid != SUPERUSER_OID {
         tree.upsert(&role_key(name), &role.encode())

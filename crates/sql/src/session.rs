@@ -53,6 +53,8 @@ macro_rules! session_cx {
             deferred: &$session.deferred,
             plpgsql: &$session.plpgsql,
             raised: Default::default(),
+            row_security_off: Default::default(),
+            row_security_inside: Default::default(),
             partition_trees: Default::default(),
             change_counts: Default::default(),
         }
@@ -183,8 +185,12 @@ pub struct Session {
     /// The role it runs as (`current_user`: the session user, or the
     /// one SET ROLE chose).
     role: crate::roles::Role,
-    /// The role it connected as (`session_user`; `set_user`).
+    /// The session user (`session_user`): the role it connected as
+    /// (`set_user`), or the one SET SESSION AUTHORIZATION chose.
     session_role: crate::roles::Role,
+    /// The role it connected as: whether it may SET SESSION
+    /// AUTHORIZATION, and the role `DEFAULT` means.
+    authenticated: crate::roles::Role,
     /// Both names, as each statement's `roles::Scope` holds them.
     scoped_roles: Arc<crate::roles::Scoped>,
     /// Its open cursors (`cursors/`).
@@ -328,6 +334,7 @@ impl Session {
             interrupt,
             role: crate::roles::Role::bootstrap(),
             session_role: crate::roles::Role::bootstrap(),
+            authenticated: crate::roles::Role::bootstrap(),
             scoped_roles,
             cursors: Default::default(),
             listing: Default::default(),
@@ -347,6 +354,7 @@ impl Session {
             ));
         }
         self.session_role = role.clone();
+        self.authenticated = role.clone();
         self.role = role;
         self.scoped_roles = Arc::new(crate::roles::Scoped::new(name, name, &self.db));
         Ok(())
@@ -379,11 +387,77 @@ impl Session {
         if not_done {
             return Ok(Output::command("SET"));
         }
-        if !idle {
-            self.block_roles.set(&self.role, &role, local);
-        }
-        self.become_role(role);
+        let roles = crate::block_roles::Roles {
+            session: self.session_role.clone(),
+            current: role,
+        };
+        self.change_roles(roles, local, idle);
         Ok(Output::command("SET"))
+    }
+
+    /// `SET [LOCAL] SESSION AUTHORIZATION name | DEFAULT` (`None`: the
+    /// role the session connected as): only a session that connected as
+    /// a superuser may take another role (42501, as PostgreSQL's check
+    /// hook); the role becomes both the session user and the current
+    /// role, ending a SET ROLE. Kept like SET ROLE in a block.
+    fn set_session_authorization(
+        &mut self,
+        name: Option<&str>,
+        local: bool,
+    ) -> Result<Output, SqlError> {
+        let idle = matches!(self.block, Block::Idle);
+        let not_done = self.local_outside_block(local);
+        let role = match name {
+            None => self.authenticated.clone(),
+            Some(name) => {
+                crate::roles::get(&self.db, name)?.ok_or_else(|| crate::roles::undefined(name))?
+            }
+        };
+        if role.oid != self.authenticated.oid
+            && crate::roles::by_oid(&self.db, self.authenticated.oid)?.is_none_or(|a| !a.superuser)
+        {
+            return Err(SqlError::new(
+                "42501",
+                format!(
+                    "permission denied to set session authorization \"{}\"",
+                    role.name
+                ),
+            ));
+        }
+        if not_done {
+            return Ok(Output::command("SET"));
+        }
+        let roles = crate::block_roles::Roles {
+            session: role.clone(),
+            current: role,
+        };
+        self.change_roles(roles, local, idle);
+        Ok(Output::command("SET"))
+    }
+
+    /// The session user and the current role now.
+    fn roles(&self) -> crate::block_roles::Roles {
+        crate::block_roles::Roles {
+            session: self.session_role.clone(),
+            current: self.role.clone(),
+        }
+    }
+
+    /// A SET ROLE or SET SESSION AUTHORIZATION makes `roles` the
+    /// session's; in a block (`idle` false) what its end gives back is
+    /// kept first.
+    fn change_roles(&mut self, roles: crate::block_roles::Roles, local: bool, idle: bool) {
+        if !idle {
+            self.block_roles.set(&self.roles(), &roles, local);
+        }
+        self.become_roles(roles);
+    }
+
+    /// Makes `roles` the session user and current role; kept plans are
+    /// made again.
+    fn become_roles(&mut self, roles: crate::block_roles::Roles) {
+        self.session_role = roles.session;
+        self.become_role(roles.current);
     }
 
     /// Makes `role` the session's current role; kept plans are made again.
@@ -582,6 +656,9 @@ impl Session {
             )),
             Parsed::Copy(copy) => self.start_copy(copy),
             Parsed::Reset(name) => self.reset(name),
+            Parsed::SetSessionAuthorization { role, local } => {
+                self.set_session_authorization(role.as_deref(), *local)
+            }
             Parsed::Checkpoint => self.checkpoint(),
             Parsed::SetConstraints(set) => self.set_constraints(set),
             Parsed::AlterSequence(alter) => self.alter_sequence(alter),
@@ -598,6 +675,7 @@ impl Session {
             | Parsed::Comment(_)
             | Parsed::Reindex(_)
             | Parsed::ClusterOn(_)
+            | Parsed::AlterRowSecurity(_)
             | Parsed::AlterConstraint(_)
             | Parsed::Inherit(_)
             | Parsed::CreateMatview { .. }
@@ -1926,6 +2004,10 @@ impl Session {
             self.set_role(None, false)?;
             return Ok(Output::command("RESET"));
         }
+        if name == "session_authorization" {
+            self.set_session_authorization(None, false)?;
+            return Ok(Output::command("RESET"));
+        }
         self.may_change(name)?;
         let path = self.settings.search_path().to_vec();
         let defaults = self.session_defaults.clone();
@@ -1944,10 +2026,10 @@ impl Session {
         self.savepoints.clear();
         self.deferred.clear();
         let without_local = self.without_local.take();
-        if let Some(role) = self.block_roles.end(committed)
-            && role.oid != self.role.oid
+        if let Some(roles) = self.block_roles.end(committed)
+            && !roles.same(&self.roles())
         {
-            self.become_role(role);
+            self.become_roles(roles);
         }
         let before = self.settings_at_begin.take().filter(|_| !committed);
         if before.is_none() && without_local.is_none() {
@@ -2156,7 +2238,11 @@ impl Session {
                         style: None,
                     });
                 }
-                let value = self.settings.show(&name, open)?;
+                let value = if name == "session_authorization" {
+                    self.session_role.name.clone()
+                } else {
+                    self.settings.show(&name, open)?
+                };
                 Ok(Output::Rows {
                     columns: show_columns(&name),
                     rows: vec![vec![folio_row::Value::Text(value)]],
@@ -2297,6 +2383,9 @@ impl Session {
                 .collect::<Vec<_>>()
                 .join(", "),
         };
+        if name == "session_authorization" {
+            return self.set_session_authorization(Some(&value), local);
+        }
         self.set_setting(&name, &value, local)?;
         Ok(Output::command("SET"))
     }
@@ -2670,6 +2759,7 @@ impl Session {
     /// `SAVEPOINT name` (in a block only: 25P01 elsewhere, as
     /// PostgreSQL's).
     fn savepoint(&mut self, name: &str) -> Result<Output, SqlError> {
+        let roles = self.block_roles.at_savepoint(|| self.roles());
         match &mut self.block {
             Block::Open(txn) if !self.implicit => {
                 txn.savepoint(name)?;
@@ -2678,7 +2768,7 @@ impl Session {
                     name: name.to_string(),
                     settings: self.settings.clone(),
                     without_local: self.without_local.clone(),
-                    roles: self.block_roles.at_savepoint(&self.role),
+                    roles,
                     deferred: self.deferred.mark(),
                     number: self.savepoints_made,
                     read_only: txn.is_read_only(),
@@ -2732,9 +2822,9 @@ impl Session {
             self.path_changed(&path);
             self.without_local = self.savepoints[at].without_local.clone();
             self.deferred.rollback_to(&self.savepoints[at].deferred);
-            let role = self.block_roles.rollback_to(&self.savepoints[at].roles);
-            if let Some(role) = role.filter(|r| r.oid != self.role.oid) {
-                self.become_role(role);
+            let roles = self.block_roles.rollback_to(&self.savepoints[at].roles);
+            if let Some(roles) = roles.filter(|r| !r.same(&self.roles())) {
+                self.become_roles(roles);
             }
             self.savepoints.truncate(at + 1);
             self.cursors.rollback_to(at + 1);
@@ -2952,6 +3042,11 @@ pub(crate) fn run_with_params(
         cx.relations.ddl();
     }
     match statement {
+        Statement::CreatePolicy { .. }
+        | Statement::AlterPolicy { .. }
+        | Statement::DropPolicy { .. } => {
+            crate::policy_statements::run(cx, txn, notices, statement)
+        }
         Statement::CreateSequence {
             temporary: false,
             if_not_exists,
@@ -3210,6 +3305,9 @@ pub(crate) fn run_utility(
         Parsed::Reindex(reindex) => crate::reindex::reindex(cx, txn, reindex),
         Parsed::Lock(lock) => crate::lock_table::lock(cx, txn, lock),
         Parsed::ClusterOn(on) => crate::cluster::cluster_on(cx, txn, notices, on),
+        Parsed::AlterRowSecurity(alter) => {
+            crate::policy_statements::alter_table(cx, txn, notices, alter)
+        }
         Parsed::AlterConstraint(alter) => crate::ddl::alter_constraint(cx, txn, notices, alter),
         Parsed::Inherit(alter) => {
             crate::inheritance::alter::inherit(cx, txn, alter)?;
@@ -3264,6 +3362,7 @@ pub(crate) fn run_utility(
         Parsed::Vacuum(_)
         | Parsed::Copy(_)
         | Parsed::Reset(_)
+        | Parsed::SetSessionAuthorization { .. }
         | Parsed::Checkpoint
         | Parsed::SetConstraints(_)
         | Parsed::AlterSequence(_)

@@ -67,6 +67,7 @@ pub enum SystemRelation {
     Attrdef,
     Constraint,
     Policy,
+    Policies,
     DefaultAcl,
     StatisticExt,
     Publication,
@@ -131,7 +132,7 @@ pub enum SystemRelation {
     Fixed(Fixed),
 }
 
-const ALL: [SystemRelation; 52] = [
+const ALL: [SystemRelation; 53] = [
     SystemRelation::Namespace,
     SystemRelation::Class,
     SystemRelation::Attribute,
@@ -148,6 +149,7 @@ const ALL: [SystemRelation; 52] = [
     SystemRelation::Attrdef,
     SystemRelation::Constraint,
     SystemRelation::Policy,
+    SystemRelation::Policies,
     SystemRelation::DefaultAcl,
     SystemRelation::StatisticExt,
     SystemRelation::Publication,
@@ -302,6 +304,7 @@ impl SystemRelation {
             SystemRelation::Attrdef => "pg_attrdef",
             SystemRelation::Constraint => "pg_constraint",
             SystemRelation::Policy => "pg_policy",
+            SystemRelation::Policies => "pg_policies",
             SystemRelation::DefaultAcl => "pg_default_acl",
             SystemRelation::StatisticExt => "pg_statistic_ext",
             SystemRelation::Publication => "pg_publication",
@@ -361,6 +364,7 @@ impl SystemRelation {
             SystemRelation::Attrdef => (2604, false),
             SystemRelation::Constraint => (2606, false),
             SystemRelation::Policy => (3256, false),
+            SystemRelation::Policies => (12066, true),
             SystemRelation::DefaultAcl => (826, false),
             SystemRelation::StatisticExt => (3381, false),
             SystemRelation::Publication => (6104, false),
@@ -632,6 +636,16 @@ impl SystemRelation {
                 ("polroles", OID_ARRAY),
                 ("polqual", Text),
                 ("polwithcheck", Text),
+            ],
+            SystemRelation::Policies => &[
+                ("schemaname", Text),
+                ("tablename", Text),
+                ("policyname", Text),
+                ("permissive", Text),
+                ("roles", TEXT_ARRAY),
+                ("cmd", Text),
+                ("qual", Text),
+                ("with_check", Text),
             ],
             // Empty: folio has no ALTER DEFAULT PRIVILEGES.
             SystemRelation::DefaultAcl => &[
@@ -959,6 +973,7 @@ impl SystemRelation {
                     .position(|(name, _)| *name == "relacl")
                     .expect("pg_class has relacl");
                 crate::privileges::class_rows(&mut out, 5, relacl)?;
+                crate::row_security::class_rows(&mut out, 22)?;
             }
             SystemRelation::Attribute => {
                 // The system relations' own columns (`\d pg_class`).
@@ -1211,7 +1226,7 @@ impl SystemRelation {
                         Value::Int4(-1),
                         password,
                         Value::Null,
-                        Value::Bool(role.oid == crate::roles::SUPERUSER_OID),
+                        Value::Bool(role.bypassrls),
                         oid(i64::from(role.oid)),
                     ];
                     if authid {
@@ -1318,8 +1333,18 @@ impl SystemRelation {
                     }
                 }
             }
-            SystemRelation::Policy
-            | SystemRelation::DefaultAcl
+            SystemRelation::Policy | SystemRelation::Policies => {
+                let tables: std::collections::HashMap<u64, String> = (catalog.tables(txn)?)
+                    .into_iter()
+                    .map(|t| (t.oid, t.name.clone()))
+                    .collect();
+                crate::row_security::catalog_rows(
+                    &tables,
+                    self == SystemRelation::Policies,
+                    &mut out,
+                )?;
+            }
+            SystemRelation::DefaultAcl
             | SystemRelation::StatisticExt
             | SystemRelation::Publication
             | SystemRelation::PublicationNamespace

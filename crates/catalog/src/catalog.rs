@@ -629,6 +629,7 @@ impl Catalog {
             composite: None,
             function: None,
             trigger: None,
+            rule: None,
         };
         let def = IndexDef {
             oid,
@@ -1104,6 +1105,7 @@ impl Catalog {
                 && c.kind != crate::defs::KIND_EXTENSION
                 && c.kind != crate::defs::KIND_FUNCTION
                 && c.kind != crate::defs::KIND_TRIGGER
+                && c.kind != crate::defs::KIND_RULE
         }))
     }
 

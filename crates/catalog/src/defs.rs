@@ -738,6 +738,9 @@ pub(crate) const KIND_FUNCTION: u8 = b'f';
 /// A row trigger (`triggers.rs`): no storage, its definition after the
 /// columns.
 pub(crate) const KIND_TRIGGER: u8 = b'g';
+/// A rewrite rule (`rules.rs`): no storage, its definition after the
+/// columns.
+pub(crate) const KIND_RULE: u8 = b'w';
 
 /// A `folio.class` row.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -803,6 +806,9 @@ pub(crate) struct ClassRow {
     /// A trigger's definition (kind `g` only, after the columns:
     /// `triggers.rs`; its oid and name are the row's).
     pub trigger: Option<crate::triggers::TriggerDef>,
+    /// A rule's definition (kind `w` only, after the columns: `rules.rs`;
+    /// its oid and name are the row's).
+    pub rule: Option<crate::rules::RuleDef>,
 }
 
 impl ClassRow {
@@ -834,6 +840,7 @@ impl ClassRow {
             composite: None,
             function: None,
             trigger: None,
+            rule: None,
         }
     }
 
@@ -891,6 +898,9 @@ impl ClassRow {
             body.encode(&mut w);
         }
         if let Some(def) = &self.trigger {
+            def.encode(&mut w);
+        }
+        if let Some(def) = &self.rule {
             def.encode(&mut w);
         }
         w.0
@@ -974,6 +984,10 @@ impl ClassRow {
             KIND_TRIGGER => Some(crate::triggers::TriggerDef::decode(&mut r)?),
             _ => None,
         };
+        let rule = match kind {
+            KIND_RULE => Some(crate::rules::RuleDef::decode(&mut r)?),
+            _ => None,
+        };
         let (always, identity) = (generated & 1 != 0, generated != 0);
         r.end()?;
         if ![
@@ -989,6 +1003,7 @@ impl ClassRow {
             KIND_EXTENSION,
             KIND_FUNCTION,
             KIND_TRIGGER,
+            KIND_RULE,
         ]
         .contains(&kind)
         {
@@ -1020,6 +1035,7 @@ impl ClassRow {
             composite,
             function,
             trigger,
+            rule,
         })
     }
 }
@@ -1107,6 +1123,7 @@ mod tests {
             enum_body: None,
             function: None,
             trigger: None,
+            rule: None,
             domain: None,
             composite: None,
         };

@@ -491,6 +491,7 @@ impl Catalog {
             composite: None,
             function: None,
             trigger: None,
+            rule: None,
         };
         let class = owned_by(class, owner);
         self.in_savepoint(txn, |txn| self.insert_class(txn, &class))?;

@@ -161,6 +161,8 @@ mod role_statements;
 pub mod roles;
 mod row_assignments;
 mod row_values;
+mod rule_statements;
+mod rules;
 mod scalar;
 mod scan;
 mod schema_elements;

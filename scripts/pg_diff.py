@@ -183,6 +183,9 @@ def statements(text):
     """The statements of a psql script, in order, without comments."""
     out, cur, i, n = [], [], 0, len(text)
     at_line_start = True
+    # psql ends a statement at a semicolon outside parentheses only (a
+    # CREATE RULE's action list holds some).
+    depth = 0
     while i < n:
         c = text[i]
         if at_line_start and c == "\\" and not "".join(cur).strip():
@@ -218,7 +221,9 @@ def statements(text):
             cur.append(text[i:j])
             i = j
             continue
-        if c == ";":
+        if c in "()":
+            depth = max(depth + (1 if c == "(" else -1), 0)
+        if c == ";" and depth == 0:
             sql = "".join(cur).strip()
             cur, i = [], i + 1
             if re.match(r"copy\b.*\bfrom\s+std(?:in|out)\b", sql, re.I | re.S):

@@ -631,6 +631,7 @@ impl Catalog {
             function: None,
             trigger: None,
             storage: Default::default(),
+            rule: None,
         };
         let def = IndexDef {
             oid,
@@ -1106,6 +1107,7 @@ impl Catalog {
                 && c.kind != crate::defs::KIND_EXTENSION
                 && c.kind != crate::defs::KIND_FUNCTION
                 && c.kind != crate::defs::KIND_TRIGGER
+                && c.kind != crate::defs::KIND_RULE
         }))
     }
 

@@ -740,6 +740,9 @@ pub(crate) const KIND_FUNCTION: u8 = b'f';
 /// A row trigger (`triggers.rs`): no storage, its definition after the
 /// columns.
 pub(crate) const KIND_TRIGGER: u8 = b'g';
+/// A rewrite rule (`rules.rs`): no storage, its definition after the
+/// columns.
+pub(crate) const KIND_RULE: u8 = b'w';
 
 /// A `folio.class` row.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -808,6 +811,9 @@ pub(crate) struct ClassRow {
     /// A table's or materialized view's storage options (kinds `r` and
     /// `m`, last; absent when there are none: `storage_options.rs`).
     pub storage: crate::storage_options::StorageOptions,
+    /// A rule's definition (kind `w` only, after the columns: `rules.rs`;
+    /// its oid and name are the row's).
+    pub rule: Option<crate::rules::RuleDef>,
 }
 
 impl ClassRow {
@@ -840,6 +846,7 @@ impl ClassRow {
             function: None,
             trigger: None,
             storage: Default::default(),
+            rule: None,
         }
     }
 
@@ -901,6 +908,9 @@ impl ClassRow {
         }
         if self.has_heap() && !self.storage.is_empty() {
             self.storage.encode(&mut w);
+        }
+        if let Some(def) = &self.rule {
+            def.encode(&mut w);
         }
         w.0
     }
@@ -989,6 +999,10 @@ impl ClassRow {
             }
             _ => Default::default(),
         };
+        let rule = match kind {
+            KIND_RULE => Some(crate::rules::RuleDef::decode(&mut r)?),
+            _ => None,
+        };
         let (always, identity) = (generated & 1 != 0, generated != 0);
         r.end()?;
         if ![
@@ -1004,6 +1018,7 @@ impl ClassRow {
             KIND_EXTENSION,
             KIND_FUNCTION,
             KIND_TRIGGER,
+            KIND_RULE,
         ]
         .contains(&kind)
         {
@@ -1036,6 +1051,7 @@ impl ClassRow {
             function,
             trigger,
             storage,
+            rule,
         })
     }
 }
@@ -1123,6 +1139,7 @@ mod tests {
             enum_body: None,
             function: None,
             trigger: None,
+            rule: None,
             domain: None,
             composite: None,
             storage: Default::default(),

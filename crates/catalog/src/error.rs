@@ -233,6 +233,12 @@ pub enum CatalogError {
     /// DROP TRIGGER of a name the table has not.
     #[error("trigger \"{0}\" for table \"{1}\" does not exist")]
     NoSuchTrigger(String, String),
+    /// CREATE RULE of a name the relation has (`rules.rs`).
+    #[error("rule \"{0}\" for relation \"{1}\" already exists")]
+    RuleExists(String, String),
+    /// DROP RULE of a name the relation has not.
+    #[error("rule \"{0}\" for relation \"{1}\" does not exist")]
+    NoSuchRule(String, String),
     /// CREATE OR REPLACE FUNCTION changing what cannot change (42P13).
     #[error("{0}")]
     FunctionChange(String),
@@ -426,6 +432,8 @@ impl CatalogError {
             CatalogError::FunctionChange(_) => Some("42P13"),
             CatalogError::TriggerExists(..) | CatalogError::TriggerIsClone(..) => Some("42710"),
             CatalogError::NoSuchTrigger(..) => Some("42704"),
+            CatalogError::RuleExists(..) => Some("42710"),
+            CatalogError::NoSuchRule(..) => Some("42704"),
             CatalogError::SchemaExists(_) => Some("42P06"),
             CatalogError::NoSuchSchema(_) => Some("3F000"),
             CatalogError::ExtensionExists(_) => Some("42710"),

@@ -30,6 +30,7 @@ mod reclaim;
 mod reindex;
 mod relation;
 mod rewrite;
+mod rules;
 mod schemas;
 mod sequences;
 mod sizes;
@@ -68,6 +69,7 @@ pub use object_lists::ObjectLists;
 pub use reclaim::ReclaimStats;
 pub use relation::{Reads, Relation, RelationIndex, RowAt, UniqueRecheck};
 pub use rewrite::Refill;
+pub use rules::{RULE_DELETE, RULE_INSERT, RULE_UPDATE, RuleDef};
 pub use schemas::{
     PG_CATALOG_OID, PUBLIC, PUBLIC_OID, SchemaDef, SchemaMember, qualified_name, split_schema,
 };

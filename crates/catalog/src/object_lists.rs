@@ -42,6 +42,8 @@ pub struct ObjectLists {
     pub procedures: Arc<Vec<FunctionDef>>,
     /// Row triggers by table oid, then name (`triggers.rs`).
     pub triggers: Arc<Vec<TriggerDef>>,
+    /// Rewrite rules by relation oid, then name (`rules.rs`).
+    pub rules: Arc<Vec<crate::rules::RuleDef>>,
     /// The snapshot they were read with, unless the reader had written
     /// class rows (its lists are its own: never used again).
     read_at: Option<Csn>,
@@ -91,6 +93,7 @@ impl Catalog {
             functions: Arc::new(functions),
             procedures: Arc::new(procedures),
             triggers: Arc::new(crate::triggers::triggers_among(&rows)),
+            rules: Arc::new(crate::rules::rules_among(&rows)),
             read_at: (!own).then_some(snapshot),
         }))
     }

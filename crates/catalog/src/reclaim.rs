@@ -201,6 +201,7 @@ impl Catalog {
         self.drop_descriptions(txn, oid, |_| true)?;
         if kind == KIND_TABLE {
             self.drop_triggers_of(txn, oid)?;
+            self.drop_rules_of(txn, oid)?;
         }
         txn.count_drop(oid);
         self.note(txn, RELATION, oid, kind, root)

@@ -492,6 +492,7 @@ impl Catalog {
             function: None,
             trigger: None,
             storage: Default::default(),
+            rule: None,
         };
         let class = owned_by(class, owner);
         self.in_savepoint(txn, |txn| self.insert_class(txn, &class))?;

@@ -668,6 +668,7 @@ impl Catalog {
             self.classes.delete(txn, tid)?;
             // Its INSTEAD OF triggers go with it.
             self.drop_triggers_of(txn, def.oid)?;
+            self.drop_rules_of(txn, def.oid)?;
             self.drop_descriptions(txn, def.oid, |_| true)
         })
     }

@@ -163,6 +163,8 @@ pub mod roles;
 mod row_assignments;
 mod row_security;
 mod row_values;
+mod rule_statements;
+mod rules;
 mod scalar;
 mod scan;
 mod schema_elements;

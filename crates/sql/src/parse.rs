@@ -118,6 +118,11 @@ pub enum Parsed {
         create: Box<Statement>,
         args: Vec<String>,
     },
+    /// `CREATE [OR REPLACE] RULE` (sqlparser has none):
+    /// `rule_statements.rs`.
+    CreateRule(Box<crate::rule_statements::Create>),
+    /// `DROP RULE` or `ALTER RULE ... RENAME TO`: `rule_statements.rs`.
+    RuleNamed(crate::rule_statements::Named),
     /// `BEGIN`, `START TRANSACTION`, `SET TRANSACTION` or `SET SESSION
     /// CHARACTERISTICS AS TRANSACTION` whose modes name `[NOT] DEFERRABLE`
     /// (sqlparser reads none): the statement without it, and whether it
@@ -582,6 +587,24 @@ pub fn statements(sql: &str) -> Result<Vec<Parsed>, SqlError> {
             }
             Some(Keyword::ALTER) if second.and_then(keyword) == Some(Keyword::DOMAIN) => {
                 Parsed::AlterDomain(Box::new(crate::domains::parse_alter(&spanned[2..])?))
+            }
+            Some(Keyword::CREATE)
+                if let Some(at) = crate::rule_statements::create_at(&plain(&spanned)) =>
+            {
+                Parsed::CreateRule(Box::new(crate::rule_statements::parse_create(
+                    &spanned[at..],
+                    &text,
+                    at == 4,
+                )?))
+            }
+            Some(Keyword::DROP | Keyword::ALTER)
+                if matches!(second, Some(Token::Word(w))
+                    if w.quote_style.is_none() && w.value.eq_ignore_ascii_case("rule")) =>
+            {
+                Parsed::RuleNamed(crate::rule_statements::parse_named(
+                    &spanned[2..],
+                    keyword(first) == Some(Keyword::ALTER),
+                )?)
             }
             Some(Keyword::CREATE)
                 if second.and_then(keyword) == Some(Keyword::TRIGGER)

@@ -310,11 +310,21 @@ fn statement_end(tokens: &[TokenWithSpan]) -> Option<usize> {
         .and_then(|(_, t)| word(&t.token))
         .as_deref()
         == Some("create");
+    // A CREATE RULE's parenthesized actions hold semicolons.
+    let rule =
+        create && (words.clone().take(4)).any(|(_, t)| word(&t.token).as_deref() == Some("rule"));
+    let mut parens = 0usize;
     let mut depth = 0usize;
     let mut previous = None;
     for (i, t) in words {
         let this = word(&t.token);
+        match t.token {
+            Token::LParen if rule => parens += 1,
+            Token::RParen if rule => parens = parens.saturating_sub(1),
+            _ => {}
+        }
         match (this.as_deref(), previous.as_deref()) {
+            _ if t.token == Token::SemiColon && parens > 0 => {}
             _ if t.token == Token::SemiColon && depth == 0 => return Some(i),
             (Some("atomic"), Some("begin")) if create && depth == 0 => depth = 1,
             (Some("begin" | "case"), _) if depth > 0 => depth += 1,

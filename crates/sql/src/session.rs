@@ -688,6 +688,8 @@ impl Session {
             | Parsed::DropAggregate(_)
             | Parsed::AlterDomain(_)
             | Parsed::CreateTrigger { .. }
+            | Parsed::CreateRule(_)
+            | Parsed::RuleNamed(_)
             | Parsed::CreatePartitioned { .. }
             | Parsed::CreateLike { .. }
             | Parsed::AttachPartition { .. }) => {
@@ -3341,6 +3343,8 @@ pub(crate) fn run_utility(
         Parsed::CreateTrigger { create, args } => {
             crate::trigger_statements::create(cx, txn, create, args)
         }
+        Parsed::CreateRule(create) => crate::rule_statements::create(cx, txn, create),
+        Parsed::RuleNamed(named) => crate::rule_statements::drop_or_rename(cx, txn, notices, named),
         Parsed::CreatePartitioned { create, spec } => {
             crate::partitions::ddl::create(cx, txn, notices, create, spec)
         }

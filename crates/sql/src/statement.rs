@@ -60,6 +60,8 @@ enum Kind {
     /// A row change of a view, run by its INSTEAD OF triggers
     /// (`instead_of.rs`).
     Instead(Box<crate::instead_of::Instead>),
+    /// A row change rewritten by its target's rules (`rules.rs`).
+    Rules(Box<crate::rules::Fired>),
 }
 
 /// Whether `statement` is planned (a query or a row change): the one
@@ -136,6 +138,24 @@ fn plan_expanded(
         return planned;
     }
     cx.views.borrow_mut().clear();
+    // Rules first, then INSTEAD OF triggers, then an updatable view's
+    // rewrite, as PostgreSQL's rewriter orders them.
+    if crate::rules::any()
+        && let Some(fired) = crate::rules::plan(cx, txn, statement)?
+    {
+        return Ok(Some(Plan {
+            what: Kind::Rules(Box::new(fired)),
+            sequences: None,
+            lookups: false,
+            assigns_xid: false,
+            views: Vec::new(),
+            needs: std::mem::take(&mut *cx.needs.borrow_mut()),
+            functions: Vec::new(),
+            statistics: 0,
+            relations: Vec::new(),
+            folded: None,
+        }));
+    }
     if crate::instead_of::any()
         && let Some(instead) = crate::instead_of::plan(cx, txn, statement)?
     {
@@ -191,6 +211,18 @@ fn plan_expanded(
         rewritten.apply(cx, change)?;
     }
     finish(cx, statement, what).map(Some)
+}
+
+/// The plan of one statement a rule rewrite made (`rules.rs`): planned
+/// as any, its SQL functions' calls expanded.
+pub(crate) fn plan_part(
+    cx: &Ctx<'_>,
+    txn: &Transaction,
+    statement: &Statement,
+) -> Result<Plan, SqlError> {
+    let expanded = crate::sql_functions::expand_statement(cx, txn, statement)?;
+    plan_expanded(cx, txn, expanded.as_ref().unwrap_or(statement))?
+        .ok_or_else(|| SqlError::unsupported("this statement in a rule action"))
 }
 
 /// The plan of `insert` (an `INSERT INTO name query`) into `relation`,
@@ -435,6 +467,7 @@ impl Plan {
             Kind::Query(planned) => planned.output(txn, env),
             Kind::Change(change) => change.run(cx, txn, env),
             Kind::Instead(instead) => instead.run(cx, txn, env),
+            Kind::Rules(fired) => fired.run(cx, txn, env),
             Kind::Changes(changes) => {
                 for (table, plan) in &changes.first {
                     if let Output::Rows { rows, .. } = plan.run(cx, txn, env)? {
@@ -454,6 +487,14 @@ impl Plan {
         // Its parts' own plans check their relations and views.
         if let Kind::Changes(changes) = &self.what {
             for plan in changes.plans() {
+                if !plan.is_current(txn)? {
+                    return Ok(false);
+                }
+            }
+            return Ok(true);
+        }
+        if let Kind::Rules(fired) = &self.what {
+            for plan in fired.plans() {
                 if !plan.is_current(txn)? {
                     return Ok(false);
                 }
@@ -500,6 +541,11 @@ impl Plan {
             Kind::Query(planned) => planned.param_types(types),
             Kind::Change(change) => change.param_types(types),
             Kind::Instead(instead) => instead.param_types(types),
+            Kind::Rules(fired) => {
+                for plan in fired.plans() {
+                    plan.infer_params(types);
+                }
+            }
             Kind::Changes(changes) => {
                 for plan in changes.plans() {
                     plan.infer_params(types);
@@ -514,6 +560,7 @@ impl Plan {
             Kind::Query(planned) => Some(planned.columns.clone()),
             Kind::Change(change) => change.returning_columns(),
             Kind::Instead(instead) => instead.returning_columns(),
+            Kind::Rules(fired) => fired.columns(),
             Kind::Changes(changes) => changes.then.columns(),
         }
     }
@@ -524,6 +571,7 @@ impl Plan {
             Kind::Query(planned) => planned.relations(),
             Kind::Change(change) => change.relations(),
             Kind::Instead(instead) => instead.relations(),
+            Kind::Rules(fired) => fired.plans().flat_map(|p| p.relations()).collect(),
             Kind::Changes(changes) => changes.plans().flat_map(|p| p.relations()).collect(),
         }
     }

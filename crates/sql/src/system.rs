@@ -74,6 +74,8 @@ pub enum SystemRelation {
     PublicationNamespace,
     PublicationRel,
     Trigger,
+    /// `pg_rules`: the rewrite rules (`rules.rs`).
+    Rules,
     Description,
     Collation,
     Tables,
@@ -156,6 +158,7 @@ const ALL: [SystemRelation; 53] = [
     SystemRelation::PublicationNamespace,
     SystemRelation::PublicationRel,
     SystemRelation::Trigger,
+    SystemRelation::Rules,
     SystemRelation::Description,
     SystemRelation::Collation,
     SystemRelation::Tables,
@@ -311,6 +314,7 @@ impl SystemRelation {
             SystemRelation::PublicationNamespace => "pg_publication_namespace",
             SystemRelation::PublicationRel => "pg_publication_rel",
             SystemRelation::Trigger => "pg_trigger",
+            SystemRelation::Rules => "pg_rules",
 
             SystemRelation::Description => "pg_description",
             SystemRelation::Collation => "pg_collation",
@@ -389,6 +393,7 @@ impl SystemRelation {
             SystemRelation::Tables => (12010, true),
             SystemRelation::Indexes => (12015, true),
             SystemRelation::Views => (12020, true),
+            SystemRelation::Rules => (12023, true),
             SystemRelation::Matviews => (12038, true),
             SystemRelation::Sequences => (12025, true),
             SystemRelation::StatActivity => (12030, true),
@@ -740,6 +745,12 @@ impl SystemRelation {
                 ("indexname", Text),
                 ("tablespace", Text),
                 ("indexdef", Text),
+            ],
+            SystemRelation::Rules => &[
+                ("schemaname", Text),
+                ("tablename", Text),
+                ("rulename", Text),
+                ("definition", Text),
             ],
             SystemRelation::Views => &[
                 ("schemaname", Text),
@@ -1411,6 +1422,29 @@ impl SystemRelation {
                     }
                 }
             }
+            SystemRelation::Rules => {
+                let rules = crate::rules::in_scope();
+                if !rules.is_empty() {
+                    let mut names: Vec<(u64, String)> = (catalog.tables(txn)?.into_iter())
+                        .map(|t| (t.oid, t.name))
+                        .collect();
+                    names.extend(catalog.views(txn)?.into_iter().map(|v| (v.oid, v.name)));
+                    for rule in rules.iter() {
+                        let Some((_, name)) = names.iter().find(|(o, _)| *o == rule.relation)
+                        else {
+                            continue;
+                        };
+                        let (schema, bare) = folio_catalog::split_schema(name);
+                        let qualified = crate::names::stored_written(name, true);
+                        out.push(vec![
+                            text(schema),
+                            text(bare),
+                            text(&rule.name),
+                            text(&crate::rule_statements::definition(rule, &qualified)),
+                        ]);
+                    }
+                }
+            }
             SystemRelation::Views => {
                 for view in catalog.views(txn)? {
                     let (schema, name) = folio_catalog::split_schema(&view.name);
@@ -1594,7 +1628,11 @@ impl SystemRelation {
                         text(crate::roles::SUPERUSER),
                         Value::Null,
                         Value::Bool(!table.indexes.is_empty()),
-                        Value::Bool(false),
+                        Value::Bool(
+                            crate::rules::in_scope()
+                                .iter()
+                                .any(|r| r.relation == table.oid),
+                        ),
                         Value::Bool(has_triggers(table, &tables)),
                         Value::Bool(false),
                     ]);
@@ -2033,7 +2071,10 @@ fn class_row(r: ClassRow<'_>) -> Vec<Value> {
         text(r.kind),
         Value::Int2(r.columns as i16),
         Value::Int2(r.checks as i16),
-        Value::Bool(false),
+        // relhasrules: a view's is its `_RETURN` rule, as PostgreSQL's.
+        Value::Bool(
+            r.kind == "v" || (crate::rules::in_scope().iter()).any(|x| x.relation as i64 == r.oid),
+        ),
         Value::Bool(r.has_triggers),
         Value::Bool(false),
         Value::Bool(false),

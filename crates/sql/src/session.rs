@@ -3263,8 +3263,9 @@ pub(crate) fn run_with_params(
             if operations.is_empty() {
                 return Ok(Output::command("ALTER TABLE"));
             }
-            crate::partitions::ddl::check_alter(cx, txn, name, operations)?;
+            crate::partitions::ddl::check_alter(cx, txn, name, *only, operations)?;
             let done = ddl::alter_table(cx, txn, notices, name, operations)?;
+            crate::partitions::columns::recurse(cx, txn, name, operations)?;
             crate::partitions::ddl::after_key_or_index(cx, txn, notices, statement)?;
             crate::inheritance::alter::recurse(cx, txn, notices, name, *only, operations)?;
             Ok(done)

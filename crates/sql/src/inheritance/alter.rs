@@ -145,8 +145,15 @@ pub fn check(
     let Some(def) = cx.db.catalog().table(txn, &text)? else {
         return Ok(None);
     };
-    // (A partitioned table's ONLY has rules of its own, not built.)
-    if only && def.partition_key().is_some() {
+    // (A partitioned table's ONLY has rules of its own: ADD / DROP
+    // COLUMN's are `partitions/columns.rs`'s, the others not built.)
+    let column_op = |op: &AlterTableOperation| {
+        matches!(
+            op,
+            AlterTableOperation::AddColumn { .. } | AlterTableOperation::DropColumn { .. }
+        )
+    };
+    if only && def.partition_key().is_some() && !operations.iter().all(column_op) {
         return Err(SqlError::unsupported("the statement \"ALTER TABLE ONLY\""));
     }
     let parents = parent_defs(cx, txn, &def)?;

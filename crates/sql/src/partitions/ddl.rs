@@ -389,14 +389,7 @@ pub fn attach_or_detach(
             )),
         );
     }
-    let same_columns = child_def.columns.len() == parent_def.columns.len()
-        && (child_def.columns.iter().zip(&parent_def.columns))
-            .all(|(a, b)| a.name == b.name && a.type_oid == b.type_oid && a.typmod == b.typmod);
-    if !same_columns {
-        return Err(SqlError::unsupported(
-            "attaching a table whose columns differ from its parent's (names, types, order)",
-        ));
-    }
+    attached_columns(&parent_def, &child_def)?;
     let bound = check_bound(cx, &tree, bare(&child_def.name), spec)?;
     super::trigger_clones::check_attach(&child_def)?;
     // The rows already there must lie in the bound (a default
@@ -428,6 +421,58 @@ pub fn attach_or_detach(
     crate::constraints::Constraints::bind(cx, txn, &relation)?
         .validate_references(txn, &relation)?;
     Ok(Output::command("ALTER TABLE"))
+}
+
+/// ATTACH's rules for the columns of table `child` (PostgreSQL 15's,
+/// 42804): only the parent's, each of its type, NOT NULL where the
+/// parent's is; and (not built otherwise) in the parent's order: a
+/// partition's positions are its parent's (README "Open gaps").
+fn attached_columns(parent: &TableDef, child: &TableDef) -> Result<(), SqlError> {
+    let (p, c) = (bare(&parent.name), bare(&child.name));
+    if let Some(extra) = (child.columns.iter()).find(|x| parent.column(&x.name).is_none()) {
+        return Err(SqlError::new(
+            "42804",
+            format!(
+                "table \"{c}\" contains column \"{}\" not found in parent \"{p}\"",
+                extra.name
+            ),
+        )
+        .with_detail("The new partition may contain only the columns present in parent."));
+    }
+    for column in &parent.columns {
+        let Some(at) = child.column(&column.name) else {
+            return Err(SqlError::new(
+                "42804",
+                format!("child table is missing column \"{}\"", column.name),
+            ));
+        };
+        let mine = &child.columns[at];
+        if (mine.type_oid, mine.typmod) != (column.type_oid, column.typmod) {
+            return Err(SqlError::new(
+                "42804",
+                format!(
+                    "child table \"{c}\" has different type for column \"{}\"",
+                    column.name
+                ),
+            ));
+        }
+        if column.not_null && !mine.not_null {
+            return Err(SqlError::new(
+                "42804",
+                format!(
+                    "column \"{}\" in child table must be marked NOT NULL",
+                    column.name
+                ),
+            ));
+        }
+    }
+    let same_order = (child.columns.iter().zip(&parent.columns)).all(|(a, b)| a.name == b.name);
+    if !same_order {
+        return Err(SqlError::unsupported(
+            "attaching a table whose columns are in another order than its parent's",
+        ));
+    }
+    Ok(())
 }
 
 /// Before DETACH PARTITION `child`: no row of it may be referenced through
@@ -542,13 +587,14 @@ fn object_name(name: &str) -> ObjectName {
 }
 
 /// Before an ALTER TABLE of a partitioned table: a PRIMARY KEY or UNIQUE
-/// constraint must hold the partition key's columns (0A000); other
-/// changes than adding those are 0A000 on a partitioned table or a
-/// partition (they would make the partitions' columns differ).
+/// constraint must hold the partition key's columns (0A000); ADD / DROP
+/// COLUMN and DROP of a foreign key are `columns.rs`'s; other changes
+/// are 0A000 on a partitioned table or a partition.
 pub fn check_alter(
     cx: &Ctx<'_>,
     txn: &Transaction,
     name: &ObjectName,
+    only: bool,
     operations: &[AlterTableOperation],
 ) -> Result<(), SqlError> {
     let Ok(Some(def)) = cx.db.catalog().table(txn, &names::relation(name)?) else {
@@ -613,6 +659,7 @@ pub fn check_alter(
             // (A partitioned table's reaches its clones:
             // `trigger_clones.rs`.)
             op if crate::trigger_statements::Enabling::of(op).is_some() => {}
+            op if super::columns::check(cx, txn, &def, only, op)? => {}
             other => {
                 return Err(SqlError::unsupported(format!(
                     "ALTER TABLE {other} on a partitioned table or a partition"

@@ -17,6 +17,8 @@
 //!   parameters leave, picked when it starts.
 //! - `index_tree.rs`: which index of a partition is the partition of its
 //!   parent table's index (`pg_inherits`, `pg_partition_tree`).
+//! - `columns.rs`: ADD / DROP COLUMN of a partitioned table, reaching
+//!   every partition; DROP CONSTRAINT of its foreign key.
 //! - `ddl.rs`: CREATE TABLE ... PARTITION BY / PARTITION OF, ATTACH and
 //!   DETACH PARTITION.
 //! - `foreign_keys.rs`: foreign keys to and from partitioned tables: a
@@ -29,6 +31,7 @@
 //!   PARTITION OF, ATTACH and DETACH.
 
 pub mod bounds;
+pub mod columns;
 pub mod constraint_text;
 pub mod ddl;
 pub mod foreign_keys;

@@ -1766,6 +1766,17 @@ impl<'t> Cursor<'t> {
         found
     }
 
+    /// Takes the next token if it is the unquoted word `w` (any case):
+    /// a word sqlparser has no keyword for.
+    fn take_word(&mut self, w: &str) -> bool {
+        let found = matches!(self.peek(), Some(Token::Word(x))
+            if x.quote_style.is_none() && x.value.eq_ignore_ascii_case(w));
+        if found {
+            self.at += 1;
+        }
+        found
+    }
+
     fn take(&mut self, token: &Token) -> bool {
         let found = self.peek() == Some(token);
         if found {
@@ -2148,16 +2159,9 @@ fn cluster_on(tokens: &[Token]) -> Option<ClusterOn> {
     let if_exists = c.take_keyword(Keyword::IF) && c.take_keyword(Keyword::EXISTS);
     c.take_keyword(Keyword::ONLY);
     let table = c.name().ok()?;
-    let word = |c: &mut Cursor<'_>, w: &str| {
-        let found = matches!(c.peek(), Some(Token::Word(x)) if x.quote_style.is_none() && x.value.eq_ignore_ascii_case(w));
-        if found {
-            c.next();
-        }
-        found
-    };
-    let index = if word(&mut c, "cluster") && c.take_keyword(Keyword::ON) {
+    let index = if c.take_word("cluster") && c.take_keyword(Keyword::ON) {
         Some(c.name().ok()?)
-    } else if word(&mut c, "set") && word(&mut c, "without") && word(&mut c, "cluster") {
+    } else if c.take_word("set") && c.take_word("without") && c.take_word("cluster") {
         None
     } else {
         return None;
@@ -2178,25 +2182,18 @@ fn row_security(tokens: &[Token]) -> Option<crate::policy_statements::AlterRowSe
     let if_exists = c.take_keyword(Keyword::IF) && c.take_keyword(Keyword::EXISTS);
     c.take_keyword(Keyword::ONLY);
     let table = c.name().ok()?;
-    let word = |c: &mut Cursor<'_>, w: &str| {
-        let found = matches!(c.peek(), Some(Token::Word(x)) if x.quote_style.is_none() && x.value.eq_ignore_ascii_case(w));
-        if found {
-            c.next();
-        }
-        found
-    };
-    let action = if word(&mut c, "enable") {
+    let action = if c.take_word("enable") {
         RowSecurityAction::Enable
-    } else if word(&mut c, "disable") {
+    } else if c.take_word("disable") {
         RowSecurityAction::Disable
-    } else if word(&mut c, "force") {
+    } else if c.take_word("force") {
         RowSecurityAction::Force
-    } else if word(&mut c, "no") && word(&mut c, "force") {
+    } else if c.take_word("no") && c.take_word("force") {
         RowSecurityAction::NoForce
     } else {
         return None;
     };
-    if !(word(&mut c, "row") && word(&mut c, "level") && word(&mut c, "security")) {
+    if !(c.take_word("row") && c.take_word("level") && c.take_word("security")) {
         return None;
     }
     c.end().ok()?;

@@ -177,12 +177,18 @@ impl Acl {
 }
 
 fn key(relation: u64) -> Vec<u8> {
-    let mut key = ACL_KEY.to_vec();
+    relation_key(ACL_KEY, relation)
+}
+
+/// The `folio.authid` key of relation `relation`'s entry of the kind
+/// `prefix` names (its ACL, its policies).
+pub(crate) fn relation_key(prefix: &[u8], relation: u64) -> Vec<u8> {
+    let mut key = prefix.to_vec();
     key.extend_from_slice(&relation.to_be_bytes());
     key
 }
 
-fn btree(e: folio_btree::BtreeError) -> SqlError {
+pub(crate) fn btree(e: folio_btree::BtreeError) -> SqlError {
     folio_db::DbError::from(e).into()
 }
 

@@ -78,15 +78,7 @@ pub struct TableSecurity {
     pub policies: Vec<Policy>,
 }
 
-fn key(prefix: &[u8], relation: u64) -> Vec<u8> {
-    let mut key = prefix.to_vec();
-    key.extend_from_slice(&relation.to_be_bytes());
-    key
-}
-
-fn btree(e: folio_btree::BtreeError) -> SqlError {
-    folio_db::DbError::from(e).into()
-}
+use crate::privileges::{btree, relation_key as key};
 
 fn corrupt(relation: u64) -> SqlError {
     SqlError::new(

@@ -134,7 +134,7 @@ pub enum SystemRelation {
     Fixed(Fixed),
 }
 
-const ALL: [SystemRelation; 53] = [
+const ALL: [SystemRelation; 54] = [
     SystemRelation::Namespace,
     SystemRelation::Class,
     SystemRelation::Attribute,

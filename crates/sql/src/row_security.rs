@@ -428,10 +428,25 @@ pub fn using(
     let Some(policies) = applying(cx, relation, name, command)? else {
         return Ok(None);
     };
+    let (permissive, restrictive) = combine(&policies, |p| p.using.as_ref())?;
+    let mut condition = permissive;
+    for (_, e) in restrictive {
+        condition = and(condition, e);
+    }
+    Ok(Some(condition))
+}
+
+/// The policies' conditions (`pick` gives a policy's, `None`: it has
+/// none): the permissive ones ORed (none: `false`, no row), and each
+/// restrictive one with its policy's name.
+fn combine<'p>(
+    policies: &'p [Policy],
+    pick: impl Fn(&'p Policy) -> Option<&'p String>,
+) -> Result<(Expr, Vec<(String, Expr)>), SqlError> {
     let mut permissive: Option<Expr> = None;
     let mut restrictive = Vec::new();
-    for p in &policies {
-        let Some(text) = &p.using else { continue };
+    for p in policies {
+        let Some(text) = pick(p) else { continue };
         let e = nested(parse(text)?);
         if p.permissive {
             permissive = Some(match permissive {
@@ -439,14 +454,10 @@ pub fn using(
                 Some(before) => or(before, e),
             });
         } else {
-            restrictive.push(e);
+            restrictive.push((p.name.clone(), e));
         }
     }
-    let mut condition = permissive.map_or_else(false_expr, nested);
-    for e in restrictive {
-        condition = and(condition, e);
-    }
-    Ok(Some(condition))
+    Ok((permissive.map_or_else(false_expr, nested), restrictive))
 }
 
 /// What the new rows `command` (INSERT or UPDATE) writes to relation
@@ -464,24 +475,9 @@ pub fn checks(
     let Some(policies) = applying(cx, relation, name, command)? else {
         return Ok(Vec::new());
     };
-    let mut permissive: Option<Expr> = None;
-    let mut out = Vec::new();
-    for p in &policies {
-        let Some(text) = p.check.as_ref().or(p.using.as_ref()) else {
-            continue;
-        };
-        let e = nested(parse(text)?);
-        if p.permissive {
-            permissive = Some(match permissive {
-                None => e,
-                Some(before) => or(before, e),
-            });
-        } else {
-            out.push((Some(p.name.clone()), e));
-        }
-    }
-    out.insert(0, (None, permissive.map_or_else(false_expr, nested)));
-    Ok(out)
+    let (permissive, restrictive) = combine(&policies, |p| p.check.as_ref().or(p.using.as_ref()))?;
+    let named = restrictive.into_iter().map(|(name, e)| (Some(name), e));
+    Ok(std::iter::once((None, permissive)).chain(named).collect())
 }
 
 /// The FROM item a scan of `factor` (a table) under policies'

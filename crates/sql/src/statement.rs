@@ -114,18 +114,12 @@ fn plan_expanded(
         && crate::modifying_cte::has_any(q)
     {
         let changes = crate::modifying_cte::plan(cx, txn, q)?;
-        return Ok(Some(Plan {
-            what: Kind::Changes(Box::new(changes)),
-            sequences: None,
-            lookups: false,
-            assigns_xid: crate::xact_id::assigns(statement),
-            views: Vec::new(),
-            needs: std::mem::take(&mut *cx.needs.borrow_mut()),
-            functions: Vec::new(),
-            statistics: 0,
-            relations: Vec::new(),
-            folded: None,
-        }));
+        let assigns_xid = crate::xact_id::assigns(statement);
+        return Ok(Some(Plan::of_parts(
+            cx,
+            Kind::Changes(Box::new(changes)),
+            assigns_xid,
+        )));
     }
     if let Statement::Query(q) = statement
         && let Some((change, recursive)) = crate::cte::inline_change(q)?
@@ -143,18 +137,11 @@ fn plan_expanded(
     if crate::rules::any()
         && let Some(fired) = crate::rules::plan(cx, txn, statement)?
     {
-        return Ok(Some(Plan {
-            what: Kind::Rules(Box::new(fired)),
-            sequences: None,
-            lookups: false,
-            assigns_xid: false,
-            views: Vec::new(),
-            needs: std::mem::take(&mut *cx.needs.borrow_mut()),
-            functions: Vec::new(),
-            statistics: 0,
-            relations: Vec::new(),
-            folded: None,
-        }));
+        return Ok(Some(Plan::of_parts(
+            cx,
+            Kind::Rules(Box::new(fired)),
+            false,
+        )));
     }
     if crate::instead_of::any()
         && let Some(instead) = crate::instead_of::plan(cx, txn, statement)?
@@ -355,6 +342,24 @@ impl Kept {
 }
 
 impl Plan {
+    /// A plan made of statements planned each on its own (a WITH's
+    /// data-modifying parts, a rule's parts): nothing of its own to
+    /// check or count; what planning them needed is taken from `cx`.
+    fn of_parts(cx: &Ctx<'_>, what: Kind, assigns_xid: bool) -> Plan {
+        Plan {
+            what,
+            sequences: None,
+            lookups: false,
+            assigns_xid,
+            views: Vec::new(),
+            needs: std::mem::take(&mut *cx.needs.borrow_mut()),
+            functions: Vec::new(),
+            statistics: 0,
+            relations: Vec::new(),
+            folded: None,
+        }
+    }
+
     /// The planned query, if it is a plain query (no data-modifying CTE).
     pub fn query(&self) -> Option<&Planned> {
         match &self.what {

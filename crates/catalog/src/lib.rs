@@ -29,6 +29,7 @@ mod per_table;
 mod reclaim;
 mod reindex;
 mod relation;
+mod relation_members;
 mod rewrite;
 mod rules;
 mod schemas;

@@ -200,8 +200,8 @@ impl Catalog {
         // when this commits (folio-txn `stat_counts.rs`).
         self.drop_descriptions(txn, oid, |_| true)?;
         if kind == KIND_TABLE {
-            self.drop_triggers_of(txn, oid)?;
-            self.drop_rules_of(txn, oid)?;
+            self.drop_members_of(txn, &crate::relation_members::TRIGGERS, oid)?;
+            self.drop_members_of(txn, &crate::relation_members::RULES, oid)?;
         }
         txn.count_drop(oid);
         self.note(txn, RELATION, oid, kind, root)

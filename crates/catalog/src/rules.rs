@@ -1,7 +1,6 @@
 //! Rewrite rules (`CREATE RULE`): a `folio.class` row of kind `w` (no
-//! storage) per rule, named `{relation oid}\0rule\0{name}`, so the unique
-//! index on names keeps one rule of a name per relation and no relation,
-//! function or trigger name can hold it (as `triggers.rs`). What a rule
+//! storage) per rule, named `{relation oid}\0rule\0{name}`
+//! (`relation_members.rs`: one rule of a name per relation). What a rule
 //! does is the SQL layer's (folio-sql `rules.rs`); the catalog keeps its
 //! definition, read with the other object lists once per statement
 //! (`object_lists.rs`), so it is MVCC, undone by a rollback and durable
@@ -17,14 +16,14 @@
 //! | condition | str | the `WHERE` condition's SQL text, empty for none |
 //! | actions | 2 + n × str | each action's SQL text; none for `NOTHING` |
 //!
-//! A rule goes with its relation (`drop_rules_of`).
+//! A rule goes with its relation (`drop_members_of`).
 
 use crate::catalog::Catalog;
 use crate::codec::{Reader, Writer};
-use crate::defs::{ClassRow, KIND_RULE};
+use crate::defs::ClassRow;
 use crate::error::CatalogError;
+use crate::relation_members::{RULES, display};
 use folio_heap::Tid;
-use folio_page::PageId;
 use folio_txn::Transaction;
 
 /// `ev_type` of an ON UPDATE rule.
@@ -89,30 +88,16 @@ impl RuleDef {
     }
 }
 
-/// The class row name of rule `name` on relation `relation`.
-fn row_name(relation: u64, name: &str) -> String {
-    format!("{relation}\0rule\0{name}")
-}
-
-fn rule_def(class: &ClassRow) -> Option<RuleDef> {
-    let body = class.rule.as_ref()?;
-    let (_, name) = class.name.split_once("\0rule\0")?;
-    Some(RuleDef {
-        oid: class.oid,
-        name: name.to_string(),
-        ..body.clone()
-    })
-}
-
 /// The rules among class rows `classes`, by relation oid then name (the
 /// order PostgreSQL applies them in).
 pub(crate) fn rules_among(classes: &[(Tid, ClassRow)]) -> Vec<RuleDef> {
-    let mut out: Vec<RuleDef> = (classes.iter())
-        .filter(|(_, c)| c.kind == KIND_RULE)
-        .filter_map(|(_, c)| rule_def(c))
-        .collect();
-    out.sort_by(|a, b| (a.relation, &a.name).cmp(&(b.relation, &b.name)));
-    out
+    RULES.among(classes, |class, name| {
+        Some(RuleDef {
+            oid: class.oid,
+            name: name.to_string(),
+            ..class.rule.clone()?
+        })
+    })
 }
 
 impl Catalog {
@@ -126,34 +111,21 @@ impl Catalog {
         relation_name: &str,
         replace: bool,
     ) -> Result<RuleDef, CatalogError> {
-        let name = row_name(def.relation, &def.name);
         let exists =
             || CatalogError::RuleExists(def.name.clone(), display(relation_name).to_string());
-        if let Some((tid, _)) = self.class(txn, &name)? {
-            if !replace {
-                return Err(exists());
-            }
-            let (tid, class) = self.relock_class(txn, tid, &name, exists)?;
-            let row = ClassRow {
+        let oid = self.put_member(
+            txn,
+            &RULES,
+            def.relation,
+            &def.name,
+            replace,
+            exists,
+            |_| Ok(()),
+            |class| ClassRow {
                 rule: Some(def.clone()),
                 ..class
-            };
-            self.update_class(txn, tid, &row)?;
-            return Ok(RuleDef {
-                oid: row.oid,
-                ..def.clone()
-            });
-        }
-        let oid = self.next_oid()?;
-        let class = ClassRow {
-            rule: Some(def.clone()),
-            ..ClassRow::new(oid, &name, KIND_RULE, PageId(0))
-        };
-        self.in_savepoint(txn, |txn| self.insert_class(txn, &class))
-            .map_err(|e| match e {
-                CatalogError::Exists(_) => exists(),
-                other => other,
-            })?;
+            },
+        )?;
         Ok(RuleDef { oid, ..def.clone() })
     }
 
@@ -166,12 +138,9 @@ impl Catalog {
         relation_name: &str,
         name: &str,
     ) -> Result<(), CatalogError> {
-        let row = row_name(relation, name);
         let missing =
             || CatalogError::NoSuchRule(name.to_string(), display(relation_name).to_string());
-        let (tid, _) = self.class(txn, &row)?.ok_or_else(missing)?;
-        let (tid, _) = self.relock_class(txn, tid, &row, missing)?;
-        self.delete_class_row(txn, tid)
+        self.drop_member(txn, &RULES, relation, name, missing)
     }
 
     /// `ALTER RULE name ON relation RENAME TO new`: 42704 if there is no
@@ -184,47 +153,21 @@ impl Catalog {
         name: &str,
         new: &str,
     ) -> Result<(), CatalogError> {
-        let row = row_name(relation, name);
         let missing =
             || CatalogError::NoSuchRule(name.to_string(), display(relation_name).to_string());
-        let (tid, _) = self.class(txn, &row)?.ok_or_else(missing)?;
-        let new_row = row_name(relation, new);
+        let taken =
+            || CatalogError::RuleExists(new.to_string(), display(relation_name).to_string());
+        let new_row = RULES.row_name(relation, new);
         if self.class(txn, &new_row)?.is_some() {
-            return Err(CatalogError::RuleExists(
-                new.to_string(),
-                display(relation_name).to_string(),
-            ));
+            return Err(taken());
         }
-        let (tid, class) = self.relock_class(txn, tid, &row, missing)?;
+        let (tid, class) = self.locked_member(txn, &RULES, relation, name, missing)?;
         self.rename_class_row(txn, tid, class, &new_row)
             .map_err(|e| match e {
-                CatalogError::Exists(_) => {
-                    CatalogError::RuleExists(new.to_string(), display(relation_name).to_string())
-                }
+                CatalogError::Exists(_) => taken(),
                 other => other,
             })
     }
-
-    /// Drops the rules of relation `relation` (it is being dropped).
-    pub(crate) fn drop_rules_of(
-        &self,
-        txn: &mut Transaction,
-        relation: u64,
-    ) -> Result<(), CatalogError> {
-        for (tid, class) in self.class_rows(txn)? {
-            if class.kind == KIND_RULE
-                && class.rule.as_ref().is_some_and(|r| r.relation == relation)
-            {
-                self.classes.delete(txn, tid)?;
-            }
-        }
-        Ok(())
-    }
-}
-
-/// A relation's name as rule messages show it (bare in `public`).
-fn display(name: &str) -> &str {
-    crate::schemas::split_schema(name).1
 }
 
 #[cfg(test)]

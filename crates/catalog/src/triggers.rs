@@ -1,8 +1,6 @@
 //! Row triggers (`CREATE TRIGGER`): a `folio.class` row of kind `g` (no
-//! storage) per trigger, named `{table oid}\0trigger\0{name}`, so the
-//! unique index on names keeps one trigger of a name per table, and no
-//! relation (no NUL in its name) or function (`name\0{oids}`: only
-//! digits and commas after the NUL) can hold it. What a trigger does is the SQL layer's (folio-sql
+//! storage) per trigger, named `{table oid}\0trigger\0{name}`
+//! (`relation_members.rs`: one trigger of a name per table). What a trigger does is the SQL layer's (folio-sql
 //! `triggers.rs`); the catalog keeps its definition, read with the other
 //! object lists once per statement (`object_lists.rs`).
 //!
@@ -21,7 +19,7 @@
 //! | new table | str | `REFERENCING NEW TABLE AS` name, likewise |
 //! | parent | 8 | `tgparentid`: the partitioned table's trigger this one is a clone of, 0 for none (absent in rows written before it) |
 //!
-//! A trigger goes with its table (`note_dropped`).
+//! A trigger goes with its table (`drop_members_of`).
 //!
 //! A table's foreign keys are no triggers in folio, but PostgreSQL's are
 //! (`RI_ConstraintTrigger_*`), and `ALTER TABLE t DISABLE TRIGGER ALL`
@@ -34,10 +32,10 @@
 
 use crate::catalog::Catalog;
 use crate::codec::{Reader, Writer};
-use crate::defs::{ClassRow, KIND_TRIGGER};
+use crate::defs::ClassRow;
 use crate::error::CatalogError;
+use crate::relation_members::{TRIGGERS, display};
 use folio_heap::Tid;
-use folio_page::PageId;
 use folio_txn::Transaction;
 
 /// `tgtype` bit: a row trigger (else a statement trigger).
@@ -208,30 +206,16 @@ impl TriggerDef {
     }
 }
 
-/// The class row name of trigger `name` on table `table`.
-fn row_name(table: u64, name: &str) -> String {
-    format!("{table}\0trigger\0{name}")
-}
-
-fn trigger_def(class: &ClassRow) -> Option<TriggerDef> {
-    let body = class.trigger.as_ref()?;
-    let (_, name) = class.name.split_once("\0trigger\0")?;
-    Some(TriggerDef {
-        oid: class.oid,
-        name: name.to_string(),
-        ..body.clone()
-    })
-}
-
 /// The triggers among class rows `classes`, by table oid then name (the
 /// order they fire in).
 pub(crate) fn triggers_among(classes: &[(Tid, ClassRow)]) -> Vec<TriggerDef> {
-    let mut out: Vec<TriggerDef> = (classes.iter())
-        .filter(|(_, c)| c.kind == KIND_TRIGGER)
-        .filter_map(|(_, c)| trigger_def(c))
-        .collect();
-    out.sort_by(|a, b| (a.table, &a.name).cmp(&(b.table, &b.name)));
-    out
+    TRIGGERS.among(classes, |class, name| {
+        Some(TriggerDef {
+            oid: class.oid,
+            name: name.to_string(),
+            ..class.trigger.clone()?
+        })
+    })
 }
 
 impl Catalog {
@@ -245,44 +229,30 @@ impl Catalog {
         table_name: &str,
         replace: bool,
     ) -> Result<TriggerDef, CatalogError> {
-        let name = row_name(def.table, &def.name);
         let exists =
-            || CatalogError::TriggerExists(def.name.clone(), table_display(table_name).to_string());
-        if let Some((tid, class)) = self.class(txn, &name)? {
-            if !replace {
-                return Err(exists());
-            }
-            // A clone is replaced only with its parent (PostgreSQL's
-            // 42710 otherwise).
-            let parent = class.trigger.as_ref().map_or(0, |t| t.parent);
-            if parent != def.parent {
-                return Err(CatalogError::TriggerIsClone(
-                    def.name.clone(),
-                    table_display(table_name).to_string(),
-                ));
-            }
-            self.lock_class_row(txn, tid, exists)?;
-            let (tid, class) = self.class(txn, &name)?.ok_or_else(exists)?;
-            let row = ClassRow {
+            || CatalogError::TriggerExists(def.name.clone(), display(table_name).to_string());
+        // A clone is replaced only with its parent (PostgreSQL's 42710
+        // otherwise).
+        let replaceable = |class: &ClassRow| match class.trigger.as_ref().map_or(0, |t| t.parent) {
+            parent if parent == def.parent => Ok(()),
+            _ => Err(CatalogError::TriggerIsClone(
+                def.name.clone(),
+                display(table_name).to_string(),
+            )),
+        };
+        let oid = self.put_member(
+            txn,
+            &TRIGGERS,
+            def.table,
+            &def.name,
+            replace,
+            exists,
+            replaceable,
+            |class| ClassRow {
                 trigger: Some(def.clone()),
                 ..class
-            };
-            self.update_class(txn, tid, &row)?;
-            return Ok(TriggerDef {
-                oid: row.oid,
-                ..def.clone()
-            });
-        }
-        let oid = self.next_oid()?;
-        let class = ClassRow {
-            trigger: Some(def.clone()),
-            ..ClassRow::new(oid, &name, KIND_TRIGGER, PageId(0))
-        };
-        self.in_savepoint(txn, |txn| self.insert_class(txn, &class))
-            .map_err(|e| match e {
-                CatalogError::Exists(_) => exists(),
-                other => other,
-            })?;
+            },
+        )?;
         Ok(TriggerDef { oid, ..def.clone() })
     }
 
@@ -295,12 +265,9 @@ impl Catalog {
         table_name: &str,
         name: &str,
     ) -> Result<(), CatalogError> {
-        let row = row_name(table, name);
         let missing =
-            || CatalogError::NoSuchTrigger(name.to_string(), table_display(table_name).to_string());
-        let (tid, _) = self.class(txn, &row)?.ok_or_else(missing)?;
-        let (tid, _) = self.relock_class(txn, tid, &row, missing)?;
-        self.delete_class_row(txn, tid)
+            || CatalogError::NoSuchTrigger(name.to_string(), display(table_name).to_string());
+        self.drop_member(txn, &TRIGGERS, table, name, missing)
     }
 
     /// `ALTER TABLE ... ENABLE [ALWAYS | REPLICA] | DISABLE TRIGGER
@@ -313,11 +280,9 @@ impl Catalog {
         name: &str,
         enabled: TriggerEnabled,
     ) -> Result<(), CatalogError> {
-        let row = row_name(table, name);
         let missing =
-            || CatalogError::NoSuchTrigger(name.to_string(), table_display(table_name).to_string());
-        let (tid, _) = self.class(txn, &row)?.ok_or_else(missing)?;
-        let (tid, class) = self.relock_class(txn, tid, &row, missing)?;
+            || CatalogError::NoSuchTrigger(name.to_string(), display(table_name).to_string());
+        let (tid, class) = self.locked_member(txn, &TRIGGERS, table, name, missing)?;
         let Some(def) = &class.trigger else {
             return Err(missing());
         };
@@ -341,14 +306,11 @@ impl Catalog {
         table: u64,
         enabled: bool,
     ) -> Result<(), CatalogError> {
-        let row = row_name(table, FOREIGN_KEY_TRIGGERS);
+        let row = TRIGGERS.row_name(table, FOREIGN_KEY_TRIGGERS);
         let gone =
             || CatalogError::NoSuchTrigger(FOREIGN_KEY_TRIGGERS.to_string(), table.to_string());
         match (self.class(txn, &row)?, enabled) {
-            (Some((tid, _)), true) => {
-                let (tid, _) = self.relock_class(txn, tid, &row, gone)?;
-                self.delete_class_row(txn, tid)
-            }
+            (Some(_), true) => self.drop_member(txn, &TRIGGERS, table, FOREIGN_KEY_TRIGGERS, gone),
             (None, false) => {
                 let def = TriggerDef {
                     oid: 0,
@@ -364,36 +326,27 @@ impl Catalog {
                     new_table: None,
                     parent: 0,
                 };
-                let class = ClassRow {
-                    trigger: Some(def),
-                    ..ClassRow::new(self.next_oid()?, &row, KIND_TRIGGER, PageId(0))
+                let exists = || CatalogError::Exists(row.clone());
+                let body = |class| ClassRow {
+                    trigger: Some(def.clone()),
+                    ..class
                 };
-                self.in_savepoint(txn, |txn| self.insert_class(txn, &class))
+                let put = |_: &ClassRow| Ok(());
+                (self.put_member(
+                    txn,
+                    &TRIGGERS,
+                    table,
+                    FOREIGN_KEY_TRIGGERS,
+                    false,
+                    exists,
+                    put,
+                    body,
+                ))
+                .map(|_| ())
             }
             _ => Ok(()),
         }
     }
-
-    /// Drops the triggers of table `table` (it is being dropped).
-    pub(crate) fn drop_triggers_of(
-        &self,
-        txn: &mut Transaction,
-        table: u64,
-    ) -> Result<(), CatalogError> {
-        for (tid, class) in self.class_rows(txn)? {
-            if class.kind == KIND_TRIGGER
-                && class.trigger.as_ref().is_some_and(|t| t.table == table)
-            {
-                self.classes.delete(txn, tid)?;
-            }
-        }
-        Ok(())
-    }
-}
-
-/// A table's name as trigger messages show it (bare in `public`).
-fn table_display(name: &str) -> &str {
-    crate::schemas::split_schema(name).1
 }
 
 #[cfg(test)]

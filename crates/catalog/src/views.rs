@@ -667,8 +667,8 @@ impl Catalog {
                 .ok_or_else(|| CatalogError::NoSuchRelation(name.to_string()))?;
             self.classes.delete(txn, tid)?;
             // Its INSTEAD OF triggers go with it.
-            self.drop_triggers_of(txn, def.oid)?;
-            self.drop_rules_of(txn, def.oid)?;
+            self.drop_members_of(txn, &crate::relation_members::TRIGGERS, def.oid)?;
+            self.drop_members_of(txn, &crate::relation_members::RULES, def.oid)?;
             self.drop_descriptions(txn, def.oid, |_| true)
         })
     }

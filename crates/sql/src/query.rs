@@ -1708,6 +1708,7 @@ fn shape<C: Columns + ColumnNames + ?Sized>(
     over_results: bool,
     lifted: &[Expr],
 ) -> Result<(Shape, Vec<Column>, Vec<SortKey>, Vec<SortKey>, Windows), SqlError> {
+    window::check_definitions(&select.named_window)?;
     let windowed = select.projection.iter().any(|item| match item {
         SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => {
             window::contains_window(e)

@@ -176,6 +176,20 @@ pub struct WindowBinder<'a, C: Columns + ?Sized> {
     windows: RefCell<Windows>,
 }
 
+/// A `WINDOW` clause's definitions checked as PostgreSQL checks them
+/// whether or not a call uses them: a name defined twice is 42P20.
+pub fn check_definitions(named: &[NamedWindowDefinition]) -> Result<(), SqlError> {
+    for (i, d) in named.iter().enumerate() {
+        let name = names::ident(&d.0);
+        if named[..i].iter().any(|e| names::ident(&e.0) == name) {
+            return Err(windowing_error(format!(
+                "window \"{name}\" is already defined"
+            )));
+        }
+    }
+    Ok(())
+}
+
 impl<'a, C: Columns + ?Sized> WindowBinder<'a, C> {
     /// A binder over `inner`, with the query's `WINDOW name AS (...)`
     /// definitions.

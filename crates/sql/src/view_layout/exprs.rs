@@ -522,9 +522,10 @@ impl Printer<'_> {
                             self.out.push_str(", ");
                         }
                         self.expr(&o.expr, Parent::Free);
-                        if o.options.asc == Some(false) {
-                            self.out.push_str(" DESC");
-                        }
+                        self.out.push_str(super::windows::sort_words(
+                            o.options.asc,
+                            o.options.nulls_first,
+                        ));
                     }
                 }
             }
@@ -539,41 +540,7 @@ impl Printer<'_> {
             self.out.push_str(" OVER ");
             match over {
                 sqlparser::ast::WindowType::NamedWindow(n) => self.out.push_str(&quote(&ident(n))),
-                sqlparser::ast::WindowType::WindowSpec(spec) => {
-                    self.out.push('(');
-                    let mut sep = "";
-                    if !spec.partition_by.is_empty() {
-                        self.out.push_str("PARTITION BY ");
-                        for (i, e) in spec.partition_by.iter().enumerate() {
-                            if i > 0 {
-                                self.out.push_str(", ");
-                            }
-                            self.expr(e, Parent::Free);
-                        }
-                        sep = " ";
-                    }
-                    if !spec.order_by.is_empty() {
-                        self.out.push_str(sep);
-                        self.out.push_str("ORDER BY ");
-                        for (i, o) in spec.order_by.iter().enumerate() {
-                            if i > 0 {
-                                self.out.push_str(", ");
-                            }
-                            self.expr(&o.expr, Parent::Free);
-                            if o.options.asc == Some(false) {
-                                self.out.push_str(" DESC");
-                            }
-                        }
-                    }
-                    if spec.window_frame.is_some() {
-                        // (A frame as sqlparser prints the window.)
-                        self.out
-                            .truncate(self.out.rfind(" OVER ").unwrap_or(self.out.len()));
-                        self.out.push_str(&format!(" OVER ({spec})"));
-                        return;
-                    }
-                    self.out.push(')');
-                }
+                sqlparser::ast::WindowType::WindowSpec(spec) => self.window_spec(spec),
             }
         }
     }

@@ -202,6 +202,34 @@ impl Printer<'_> {
                     self.alias_columns(a);
                 }
             }
+            TableFactor::UNNEST {
+                alias,
+                array_exprs,
+                with_ordinality,
+                ..
+            } => {
+                self.out.push_str("unnest(");
+                for (i, e) in array_exprs.iter().enumerate() {
+                    if i > 0 {
+                        self.out.push_str(", ");
+                    }
+                    self.expr(e, Parent::Free);
+                }
+                self.out.push(')');
+                if *with_ordinality {
+                    self.out.push_str(" WITH ORDINALITY");
+                }
+                let alias_name = alias.as_ref().map_or("unnest".into(), |a| ident(&a.name));
+                self.out.push(' ');
+                self.out.push_str(&quote(&alias_name));
+                match alias {
+                    Some(a) if !a.columns.is_empty() => self.alias_columns(a),
+                    _ if array_exprs.len() == 1 && !*with_ordinality => {
+                        self.out.push_str(&format!("({})", quote(&alias_name)))
+                    }
+                    _ => {}
+                }
+            }
             other => self.out.push_str(&other.to_string()),
         }
     }

@@ -34,6 +34,7 @@ mod scope;
 
 use crate::types;
 mod from_items;
+mod windows;
 
 use exprs::{Parent, figure_name};
 use folio_row::{SqlType, Value};
@@ -248,19 +249,8 @@ impl Printer<'_> {
                     (false, Some(s)) => self.sort_key(&o.expr, s, names),
                     (false, None) => self.expr(&o.expr, Parent::Free),
                 }
-                match o.options.asc {
-                    Some(false) => {
-                        self.out.push_str(" DESC");
-                        if o.options.nulls_first == Some(false) {
-                            self.out.push_str(" NULLS LAST");
-                        }
-                    }
-                    _ => {
-                        if o.options.nulls_first == Some(true) {
-                            self.out.push_str(" NULLS FIRST");
-                        }
-                    }
-                }
+                self.out
+                    .push_str(windows::sort_words(o.options.asc, o.options.nulls_first));
             }
         }
         if let Some(LimitClause::LimitOffset { limit, offset, .. }) = &query.limit_clause {
@@ -543,6 +533,7 @@ impl Printer<'_> {
             self.keyword(" HAVING ", -INDENT_STD, INDENT_STD, 0);
             self.expr(having, Parent::Free);
         }
+        self.window_clause(&select.named_window);
     }
 
     /// The select items as (expression, output name), `*` written out.

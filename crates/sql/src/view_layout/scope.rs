@@ -3,7 +3,7 @@
 //! types the stored text tells.
 
 use super::exprs::is_comparison;
-use super::from_items::join_kind;
+use super::from_items::{join_kind, single_column_function};
 use super::*;
 
 impl Printer<'_> {
@@ -103,7 +103,9 @@ impl Printer<'_> {
                 let refname = match other {
                     TableFactor::Table { alias: Some(a), .. }
                     | TableFactor::Derived { alias: Some(a), .. }
-                    | TableFactor::Function { alias: Some(a), .. } => ident(&a.name),
+                    | TableFactor::Function { alias: Some(a), .. }
+                    | TableFactor::UNNEST { alias: Some(a), .. } => ident(&a.name),
+                    TableFactor::UNNEST { alias: None, .. } => "unnest".to_string(),
                     TableFactor::Table { name, .. } | TableFactor::Function { name, .. } => {
                         last_part(name)
                     }
@@ -161,12 +163,39 @@ impl Printer<'_> {
                         .unwrap_or_default(),
                 }
             }
+            // (A function's one column is named after the item's alias, as
+            // PostgreSQL names a scalar function's.)
             TableFactor::Table {
                 name,
                 args: Some(_),
+                alias,
                 ..
             }
-            | TableFactor::Function { name, .. } => vec![(last_part(name), None)],
+            | TableFactor::Function { name, alias, .. } => {
+                let fname = last_part(name);
+                match (alias, single_column_function(&fname)) {
+                    (Some(a), true) => vec![(ident(&a.name), None)],
+                    _ => vec![(fname, None)],
+                }
+            }
+            TableFactor::UNNEST {
+                alias,
+                array_exprs,
+                with_ordinality,
+                ..
+            } => {
+                let mut columns = match array_exprs.len() {
+                    1 => vec![(
+                        alias.as_ref().map_or("unnest".into(), |a| ident(&a.name)),
+                        None,
+                    )],
+                    n => vec![("unnest".to_string(), None); n],
+                };
+                if *with_ordinality {
+                    columns.push(("ordinality".to_string(), Some(SqlType::Int8)));
+                }
+                columns
+            }
             TableFactor::Derived {
                 subquery, alias, ..
             } => {
@@ -190,7 +219,8 @@ impl Printer<'_> {
             _ => Vec::new(),
         };
         if let TableFactor::Table { alias: Some(a), .. }
-        | TableFactor::Function { alias: Some(a), .. } = factor
+        | TableFactor::Function { alias: Some(a), .. }
+        | TableFactor::UNNEST { alias: Some(a), .. } = factor
         {
             rename(&mut columns, a);
         }

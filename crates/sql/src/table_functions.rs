@@ -25,7 +25,7 @@ use crate::json_records::{RecordFunc, RowTypes};
 use crate::names;
 use crate::scalar::{self, Env, Scalar};
 use folio_db::Transaction;
-use folio_row::{SqlType, Value};
+use folio_row::{Numeric, SqlType, Value};
 use sqlparser::ast::{FunctionArg, FunctionArgExpr, ObjectName};
 
 /// A function in FROM.
@@ -709,6 +709,13 @@ impl FunctionScan {
                     }
                 }
             }
+            TableFunc::Series(SqlType::Numeric(_)) => {
+                for x in numeric_series(&args)? {
+                    if !push(Value::Numeric(x))? {
+                        break;
+                    }
+                }
+            }
             TableFunc::Series(ty) => {
                 let int = crate::functions::int_arg;
                 let (start, stop) = (int(&args[0])?, int(&args[1])?);
@@ -996,14 +1003,33 @@ fn series(bounds: Vec<Scalar>, ordinality: bool) -> Result<FunctionScan, SqlErro
             });
         }
     }
-    if !(2..=3).contains(&bounds.len()) || !typed.iter().all(integer) {
+    let numeric = |t: &Option<SqlType>| matches!(t, Some(SqlType::Numeric(_)));
+    let numbers = |t: &Option<SqlType>| integer(t) || numeric(t) || t == &Some(SqlType::Text);
+    if !(2..=3).contains(&bounds.len())
+        || !(typed.iter().all(integer) || (typed.iter().any(numeric) && typed.iter().all(numbers)))
+    {
         return Err(SqlError::unsupported(
-            "generate_series of other than integers, or timestamps by an interval",
+            "generate_series of other than integers, numerics, or timestamps by an interval",
         ));
     }
-    let ty = match typed.contains(&Some(SqlType::Int8)) {
-        true => SqlType::Int8,
-        false => SqlType::Int4,
+    let ty = match (
+        typed.iter().any(numeric),
+        typed.contains(&Some(SqlType::Int8)),
+    ) {
+        (true, _) => SqlType::Numeric(None),
+        (false, true) => SqlType::Int8,
+        (false, false) => SqlType::Int4,
+    };
+    // (Any argument not of the series' type is cast to it.)
+    let bounds = match ty {
+        SqlType::Numeric(_) => (bounds.into_iter())
+            .zip(&typed)
+            .map(|(b, t)| match t {
+                Some(SqlType::Numeric(_)) => b,
+                _ => Scalar::Cast(Box::new(b), ty),
+            })
+            .collect(),
+        _ => bounds,
     };
     let args: Vec<Scalar> = bounds
         .into_iter()
@@ -1013,6 +1039,7 @@ fn series(bounds: Vec<Scalar>, ordinality: bool) -> Result<FunctionScan, SqlErro
         })
         .collect();
     if let Some(Scalar::Const(v)) = args.get(2)
+        && ty != SqlType::Numeric(None)
         && crate::functions::int_arg(v).is_ok_and(|s| s == 0)
     {
         return Err(SqlError::new("22023", "step size cannot equal zero"));
@@ -1026,6 +1053,53 @@ fn series(bounds: Vec<Scalar>, ordinality: bool) -> Result<FunctionScan, SqlErro
         record: Vec::new(),
         packed: false,
     })
+}
+
+/// `generate_series(numeric, numeric [, numeric])`'s values, lazily (a
+/// LIMIT stops it), after PostgreSQL's checks in its order: a NaN or
+/// infinite start or stop, then a NaN, infinite or zero step, 22023.
+fn numeric_series(args: &[Value]) -> Result<impl Iterator<Item = Numeric>, SqlError> {
+    let number = |v: &Value| match v {
+        Value::Numeric(n) => Ok(n.clone()),
+        other => Err(SqlError::new(
+            "42883",
+            format!(
+                "function generate_series({}) does not exist",
+                other.type_name()
+            ),
+        )),
+    };
+    let (start, stop) = (number(&args[0])?, number(&args[1])?);
+    let step = args.get(2).map_or(Ok(Numeric::from_i64(1)), number)?;
+    let invalid = |what: &str| Err(SqlError::new("22023", what.to_string()));
+    for (n, name) in [(&start, "start value"), (&stop, "stop value")] {
+        if n.is_nan() {
+            return invalid(&format!("{name} cannot be NaN"));
+        }
+        if n.is_infinite() {
+            return invalid(&format!("{name} cannot be infinity"));
+        }
+    }
+    let direction = match (step.is_nan(), step.is_infinite(), step.signum()) {
+        (true, _, _) => return invalid("step size cannot be NaN"),
+        (_, true, _) => return invalid("step size cannot be infinity"),
+        (_, _, Some(0) | None) => return invalid("step size cannot equal zero"),
+        (_, _, Some(sign)) => sign,
+    };
+    let mut next = Some(start);
+    Ok(std::iter::from_fn(move || {
+        let x = next.take()?;
+        let within = match direction > 0 {
+            true => x <= stop,
+            false => x >= stop,
+        };
+        if !within {
+            return None;
+        }
+        // (A sum past numeric's range is past the stop too: the end.)
+        next = x.checked_add(&step).ok();
+        Some(x)
+    }))
 }
 
 impl FunctionScan {

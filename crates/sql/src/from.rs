@@ -1334,19 +1334,7 @@ fn base(
         let mut names: Vec<String> = planned.columns.iter().map(|c| c.name.clone()).collect();
         // (A CTE inlined here is checked so too; PostgreSQL's message
         // for it says `WITH query "x"`.)
-        if alias.columns.len() > names.len() {
-            return Err(SqlError::new(
-                "42P10",
-                format!(
-                    "table \"{qualifier}\" has {} columns available but {} columns specified",
-                    names.len(),
-                    alias.columns.len()
-                ),
-            ));
-        }
-        for (n, c) in alias.columns.iter().enumerate() {
-            names[n] = names::ident(&c.name);
-        }
+        rename_columns(&format!("table \"{qualifier}\""), alias, &mut names)?;
         let table = ScopeTable {
             system: 0,
             domains: Vec::new(),
@@ -1418,8 +1406,20 @@ fn base(
         let call = sqlparser::ast::Spanned::span(name).start;
         return function_base(scan, alias.as_ref(), Some(call), offset);
     }
-    if alias.as_ref().is_some_and(|a| !a.columns.is_empty()) {
-        return Err(SqlError::unsupported("column aliases of a table"));
+    // `t AS a(x, y)`: the item as `t AS a`, its first columns renamed.
+    if let Some(a) = alias.as_ref().filter(|a| !a.columns.is_empty()) {
+        let mut bare = factor.clone();
+        if let TableFactor::Table {
+            alias: Some(bare_alias),
+            ..
+        } = &mut bare
+        {
+            bare_alias.columns.clear();
+        }
+        let (base, mut table) = base(cx, txn, &bare, before, outer, pushed, system)?;
+        let what = format!("table \"{}\"", names::ident(&a.name));
+        rename_columns(&what, a, &mut table.names)?;
+        return Ok((base, table));
     }
     if let Some(system) = SystemRelation::lookup(name)? {
         let label = match &alias_name {
@@ -2291,22 +2291,11 @@ fn function_base(
             names[0] = names::ident(&a.name)
         }
         Some(a) if a.columns.is_empty() => {}
-        Some(a) => {
-            if a.columns.len() > types.len() {
-                return Err(SqlError::new(
-                    "42P10",
-                    format!(
-                        "table \"{}\" has {} columns available but {} columns specified",
-                        names::ident(&a.name),
-                        types.len(),
-                        a.columns.len()
-                    ),
-                ));
-            }
-            for (n, c) in a.columns.iter().enumerate() {
-                names[n] = names::ident(&c.name);
-            }
-        }
+        Some(a) => rename_columns(
+            &format!("table \"{}\"", names::ident(&a.name)),
+            a,
+            &mut names,
+        )?,
         None => {}
     }
     let table = ScopeTable {
@@ -2319,6 +2308,31 @@ fn function_base(
         offset,
     };
     Ok((Base::Function(scan), table))
+}
+
+/// An alias's column list (`AS a(x, y)`) over a FROM item's column
+/// names: the first names replaced, the rest kept; more names than
+/// columns is PostgreSQL's 42P10, `what` naming the item (`table "a"`,
+/// `WITH query "w"`).
+pub(crate) fn rename_columns(
+    what: &str,
+    alias: &sqlparser::ast::TableAlias,
+    names: &mut [String],
+) -> Result<(), SqlError> {
+    if alias.columns.len() > names.len() {
+        return Err(SqlError::new(
+            "42P10",
+            format!(
+                "{what} has {} columns available but {} columns specified",
+                names.len(),
+                alias.columns.len()
+            ),
+        ));
+    }
+    for (name, renamed) in names.iter_mut().zip(&alias.columns) {
+        *name = names::ident(&renamed.name);
+    }
+    Ok(())
 }
 
 /// The rows `filter` accepts.

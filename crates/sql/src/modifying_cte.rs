@@ -77,7 +77,7 @@ impl Produced {
         table: &WorkTable,
     ) -> Result<Produced, SqlError> {
         let mut names: Vec<String> = planned.columns.iter().map(|c| c.name.clone()).collect();
-        rename(name, alias, &mut names)?;
+        crate::from::rename_columns(&format!("WITH query \"{name}\""), alias, &mut names)?;
         Ok(Produced {
             name: marker.to_string(),
             table: table.clone(),
@@ -183,7 +183,7 @@ fn plan_in_scope(cx: &Ctx<'_>, txn: &Transaction, query: &Query) -> Result<Chang
         let shape = plan.returning_shape();
         let returning = shape.is_some();
         let (mut columns, types) = shape.unwrap_or_default();
-        rename(&name, &cte.alias, &mut columns)?;
+        crate::from::rename_columns(&format!("WITH query \"{name}\""), &cte.alias, &mut columns)?;
         let table = WorkTable::default();
         cx.produced.borrow_mut().push(Rc::new(Produced {
             name,
@@ -204,24 +204,6 @@ fn plan_in_scope(cx: &Ctx<'_>, txn: &Transaction, query: &Query) -> Result<Chang
     let then = statement::plan(cx, txn, &Statement::Query(Box::new(rest)))?
         .expect("a query or a row change is planned");
     Ok(Changes { first, then })
-}
-
-/// A CTE's column list over its RETURNING columns' names.
-fn rename(name: &str, alias: &TableAlias, columns: &mut [String]) -> Result<(), SqlError> {
-    if alias.columns.len() > columns.len() {
-        return Err(SqlError::new(
-            "42P10",
-            format!(
-                "WITH query \"{name}\" has {} columns available but {} columns specified",
-                columns.len(),
-                alias.columns.len()
-            ),
-        ));
-    }
-    for (column, renamed) in columns.iter_mut().zip(&alias.columns) {
-        *column = names::ident(&renamed.name);
-    }
-    Ok(())
 }
 
 /// 0A000 when a part of the statement uses a table one of its

@@ -361,8 +361,8 @@ impl Session {
     }
 
     /// `SET [LOCAL] ROLE name | NONE` (`None`: back to the session user):
-    /// a superuser session may take any role, another only its own
-    /// (folio has no role membership). In a block, what its end gives
+    /// a superuser session may take any role, another its own and those
+    /// it is a member of, INHERIT or not (`memberships.rs`). In a block, what its end gives
     /// back is kept (`block_roles.rs`); a LOCAL one outside a block is
     /// checked, warned about and not done, as PostgreSQL's. Kept plans are
     /// made again.
@@ -374,8 +374,13 @@ impl Session {
             Some(name) => {
                 let role = crate::roles::get(&self.db, name)?
                     .ok_or_else(|| crate::roles::undefined(name))?;
-                let session = crate::roles::by_oid(&self.db, self.session_role.oid)?;
-                if role.oid != self.session_role.oid && session.is_none_or(|s| !s.superuser) {
+                if role.oid != self.session_role.oid
+                    && !crate::memberships::Graph::load(&self.db)?.is_member_of(
+                        self.session_role.oid,
+                        role.oid,
+                        true,
+                    )
+                {
                     return Err(SqlError::new(
                         "42501",
                         format!("permission denied to set role \"{name}\""),
@@ -676,6 +681,7 @@ impl Session {
             | Parsed::Reindex(_)
             | Parsed::ClusterOn(_)
             | Parsed::AlterRowSecurity(_)
+            | Parsed::RoleGrant(_)
             | Parsed::AlterConstraint(_)
             | Parsed::Inherit(_)
             | Parsed::CreateMatview { .. }
@@ -2219,9 +2225,9 @@ impl Session {
             Statement::AlterRole { name, operation } => {
                 crate::role_statements::alter(&self.db, &self.role, name, operation)
             }
-            Statement::CreateRole { .. } => {
-                crate::role_statements::create(&self.db, &self.role, statement)
-            }
+            Statement::CreateRole { .. } => self.in_transaction(|cx, _, notices| {
+                crate::role_statements::create(cx.db, cx.role, notices, statement)
+            }),
             Statement::ShowVariable { variable } => {
                 let name = show_name(variable);
                 // The open transaction's level and access mode; outside
@@ -3311,6 +3317,7 @@ pub(crate) fn run_utility(
         Parsed::AlterRowSecurity(alter) => {
             crate::policy_statements::alter_table(cx, txn, notices, alter)
         }
+        Parsed::RoleGrant(grant) => crate::role_statements::grant_roles(cx, notices, grant),
         Parsed::AlterConstraint(alter) => crate::ddl::alter_constraint(cx, txn, notices, alter),
         Parsed::Inherit(alter) => {
             crate::inheritance::alter::inherit(cx, txn, alter)?;

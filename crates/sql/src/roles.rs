@@ -73,20 +73,29 @@ pub struct Scope {
     _installed: crate::thread_scope::Installed<Option<std::sync::Arc<Scoped>>>,
 }
 
-/// What a [`Scope`] holds: `current_user`, `session_user`, the database.
+/// What a [`Scope`] holds: `current_user`, `session_user`, whether a SET
+/// ROLE chose the current one, the database.
 #[derive(Debug)]
 pub struct Scoped {
     current: String,
     session: String,
+    chosen: bool,
     db: std::sync::Arc<Database>,
 }
 
 impl Scoped {
-    /// The current and session user's names on `db`.
-    pub fn new(current: &str, session: &str, db: &std::sync::Arc<Database>) -> Scoped {
+    /// The current and session user's names on `db` (`chosen`: a SET
+    /// ROLE named the current one).
+    pub fn new(
+        current: &str,
+        session: &str,
+        chosen: bool,
+        db: &std::sync::Arc<Database>,
+    ) -> Scoped {
         Scoped {
             current: current.to_string(),
             session: session.to_string(),
+            chosen,
             db: db.clone(),
         }
     }
@@ -108,6 +117,15 @@ pub fn current_name() -> String {
         c.borrow()
             .as_ref()
             .map_or_else(|| SUPERUSER.to_string(), |s| s.current.clone())
+    })
+}
+
+/// The `role` setting: the role a SET ROLE chose, else `none`
+/// (PostgreSQL's).
+pub fn role_setting() -> String {
+    CURRENT.with(|c| match c.borrow().as_ref() {
+        Some(s) if s.chosen => s.current.clone(),
+        _ => "none".to_string(),
     })
 }
 

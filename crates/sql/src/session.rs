@@ -191,6 +191,9 @@ pub struct Session {
     /// The role it connected as: whether it may SET SESSION
     /// AUTHORIZATION, and the role `DEFAULT` means.
     authenticated: crate::roles::Role,
+    /// Whether a SET ROLE chose `role` (the `role` setting shows it,
+    /// else `none`).
+    role_chosen: bool,
     /// Both names, as each statement's `roles::Scope` holds them.
     scoped_roles: Arc<crate::roles::Scoped>,
     /// Its open cursors (`cursors/`).
@@ -295,7 +298,7 @@ impl Session {
         let backend =
             crate::backend::SessionBackend::register(&db, pid, interrupt.clone(), advisory.id());
         let superuser = crate::roles::SUPERUSER;
-        let scoped_roles = Arc::new(crate::roles::Scoped::new(superuser, superuser, &db));
+        let scoped_roles = Arc::new(crate::roles::Scoped::new(superuser, superuser, false, &db));
         let defaults = Arc::new(Settings::for_database(db.options()));
         Session {
             advisory: crate::advisory::SessionAdvisory::new(advisory),
@@ -335,6 +338,7 @@ impl Session {
             role: crate::roles::Role::bootstrap(),
             session_role: crate::roles::Role::bootstrap(),
             authenticated: crate::roles::Role::bootstrap(),
+            role_chosen: false,
             scoped_roles,
             cursors: Default::default(),
             listing: Default::default(),
@@ -356,7 +360,8 @@ impl Session {
         self.session_role = role.clone();
         self.authenticated = role.clone();
         self.role = role;
-        self.scoped_roles = Arc::new(crate::roles::Scoped::new(name, name, &self.db));
+        self.scoped_roles = Arc::new(crate::roles::Scoped::new(name, name, false, &self.db));
+        self.role_chosen = false;
         Ok(())
     }
 
@@ -395,6 +400,7 @@ impl Session {
         let roles = crate::block_roles::Roles {
             session: self.session_role.clone(),
             current: role,
+            chosen: name.is_some(),
         };
         self.change_roles(roles, local, idle);
         Ok(Output::command("SET"))
@@ -435,6 +441,7 @@ impl Session {
         let roles = crate::block_roles::Roles {
             session: role.clone(),
             current: role,
+            chosen: false,
         };
         self.change_roles(roles, local, idle);
         Ok(Output::command("SET"))
@@ -445,6 +452,7 @@ impl Session {
         crate::block_roles::Roles {
             session: self.session_role.clone(),
             current: self.role.clone(),
+            chosen: self.role_chosen,
         }
     }
 
@@ -462,6 +470,7 @@ impl Session {
     /// made again.
     fn become_roles(&mut self, roles: crate::block_roles::Roles) {
         self.session_role = roles.session;
+        self.role_chosen = roles.chosen;
         self.become_role(roles.current);
     }
 
@@ -470,6 +479,7 @@ impl Session {
         self.scoped_roles = Arc::new(crate::roles::Scoped::new(
             &role.name,
             &self.session_role.name,
+            self.role_chosen,
             &self.db,
         ));
         self.role = role;
@@ -2248,6 +2258,11 @@ impl Session {
                 }
                 let value = if name == "session_authorization" {
                     self.session_role.name.clone()
+                } else if name == "role" {
+                    match self.role_chosen {
+                        true => self.role.name.clone(),
+                        false => "none".to_string(),
+                    }
                 } else {
                     self.settings.show(&name, open)?
                 };

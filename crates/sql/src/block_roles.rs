@@ -15,12 +15,17 @@ use crate::roles::Role;
 pub(crate) struct Roles {
     pub(crate) session: Role,
     pub(crate) current: Role,
+    /// Whether a SET ROLE named the current role (the `role` setting
+    /// shows it; else `none`).
+    pub(crate) chosen: bool,
 }
 
 impl Roles {
     /// Whether both are the same roles as `other`'s.
     pub(crate) fn same(&self, other: &Roles) -> bool {
-        self.session.oid == other.session.oid && self.current.oid == other.current.oid
+        self.session.oid == other.session.oid
+            && self.current.oid == other.current.oid
+            && self.chosen == other.chosen
     }
 }
 

@@ -1,11 +1,11 @@
 //! `pg_has_role([user,] role, privilege)`: whether `user` (by default
 //! the current role) has `privilege` on `role`, as PostgreSQL 15 decides
-//! it. folio has no role membership (`GRANT role TO role` is refused), so
-//! a role is a member of itself alone: `MEMBER` and `USAGE` hold for the
-//! role itself and for a superuser; `MEMBER WITH ADMIN OPTION` (and
-//! PostgreSQL's other spellings of it) for a superuser, and for the role
-//! itself only when it is the session's user (PostgreSQL 15's rule: a
-//! role that behaves as a user may administer itself).
+//! it from role membership (`memberships.rs`): `MEMBER` asks whether
+//! `user` is a member of `role` however reached (what SET ROLE needs),
+//! `USAGE` whether it holds `role`'s privileges (membership through
+//! roles that INHERIT), `MEMBER WITH ADMIN OPTION` (and PostgreSQL's
+//! other spellings of it) whether it may grant `role`. A role is a member
+//! of itself but never its own admin; a superuser has all.
 //!
 //! `privilege` is a comma-separated list, any of which may hold; each is
 //! matched whatever its case, blanks around it ignored (22023 for
@@ -57,20 +57,16 @@ fn asked(list: &str) -> Result<Vec<Asked>, SqlError> {
         .collect()
 }
 
-/// A role's oid and whether it is a superuser.
-fn resolve(db: &folio_db::Database, role: &RoleArg) -> Result<(i64, bool), SqlError> {
+/// A role's oid (one given by oid need not exist: it is then no member
+/// of anything).
+fn resolve(db: &folio_db::Database, role: &RoleArg) -> Result<i64, SqlError> {
     Ok(match role {
-        RoleArg::Name(name) => {
-            let role = roles::get(db, name)?.ok_or_else(|| roles::undefined(name))?;
-            (i64::from(role.oid), role.superuser)
-        }
-        RoleArg::Oid(oid) => {
-            let found = match u32::try_from(*oid) {
-                Ok(oid) => roles::by_oid(db, oid)?,
-                Err(_) => None,
-            };
-            (*oid, found.is_some_and(|r| r.superuser))
-        }
+        RoleArg::Name(name) => i64::from(
+            roles::get(db, name)?
+                .ok_or_else(|| roles::undefined(name))?
+                .oid,
+        ),
+        RoleArg::Oid(oid) => *oid,
     })
 }
 
@@ -81,13 +77,18 @@ pub fn has_role(user: Option<RoleArg>, role: RoleArg, privileges: &str) -> Resul
     let Some(db) = roles::scoped_database() else {
         return Ok(true);
     };
-    let (user_oid, superuser) = resolve(&db, &user)?;
-    let (role_oid, _) = resolve(&db, &role)?;
+    let user = resolve(&db, &user)?;
+    let role = resolve(&db, &role)?;
     let asked = asked(privileges)?;
-    let session = roles::get(&db, &roles::session_name())?.map(|r| i64::from(r.oid));
+    // (An oid out of range names no role: it is nobody's member.)
+    let (Ok(user), Ok(role)) = (u32::try_from(user), u32::try_from(role)) else {
+        return Ok(user == role && asked.iter().any(|a| *a != Asked::Admin));
+    };
+    let graph = crate::memberships::Graph::load(&db)?;
     Ok(asked.iter().any(|asked| match asked {
-        Asked::Member | Asked::Usage => superuser || user_oid == role_oid,
-        Asked::Admin => superuser || (user_oid == role_oid && session == Some(user_oid)),
+        Asked::Member => user == role || graph.is_member_of(user, role, true),
+        Asked::Usage => user == role || graph.has_privileges_of(user, role),
+        Asked::Admin => graph.is_admin_of(user, role),
     }))
 }
 

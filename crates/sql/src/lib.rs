@@ -109,6 +109,7 @@ mod lookups;
 mod make_datetime;
 mod math_operators;
 mod matviews;
+mod memberships;
 mod merge;
 mod merge_syntax;
 mod modifying_cte;

@@ -35,6 +35,9 @@ pub enum Parsed {
         role: Option<String>,
         local: bool,
     },
+    /// `GRANT role TO role`, `REVOKE [ADMIN OPTION FOR] role FROM role`,
+    /// `ALTER GROUP g ADD | DROP USER u` (sqlparser reads none).
+    RoleGrant(crate::role_statements::RoleGrant),
     /// `SET CONSTRAINTS ...` (sqlparser has none).
     SetConstraints(crate::deferred::SetConstraints),
     /// `ALTER SEQUENCE` (sqlparser has none).
@@ -545,6 +548,22 @@ pub fn statements(sql: &str) -> Result<Vec<Parsed>, SqlError> {
             Some(Keyword::SET) if let Some(set) = session_authorization(&plain(&spanned[1..])) => {
                 set?
             }
+            Some(Keyword::GRANT | Keyword::REVOKE)
+                if !spanned
+                    .iter()
+                    .any(|t| keyword(&t.token) == Some(Keyword::ON)) =>
+            {
+                Parsed::RoleGrant(role_grant(&plain(&spanned))?)
+            }
+            Some(Keyword::ALTER) if second.and_then(keyword) == Some(Keyword::GROUP) => {
+                Parsed::RoleGrant(alter_group(&plain(&spanned[2..]))?)
+            }
+            // `CREATE GROUP` is CREATE ROLE (NOLOGIN is the default of
+            // both).
+            Some(Keyword::CREATE) if second.and_then(keyword) == Some(Keyword::GROUP) => {
+                spanned[1].token = Token::make_keyword("ROLE");
+                Parsed::Sql(Box::new(parse_one(spanned, &place)?))
+            }
             Some(Keyword::RESET) => Parsed::Reset(reset_name(&plain(&spanned[1..]))?),
             // `SHOW app.user_id`: sqlparser reads a name's parts as words
             // without their dots, so a dotted one is read here.
@@ -1012,6 +1031,114 @@ fn session_authorization(tokens: &[Token]) -> Option<Result<Parsed, SqlError>> {
         c.end()?;
         Ok(Parsed::SetSessionAuthorization { role, local })
     }))
+}
+
+/// A role as a role statement names it (PostgreSQL's `RoleSpec`).
+fn role_spec(c: &mut Cursor<'_>) -> Result<crate::role_statements::RoleSpec, SqlError> {
+    use crate::role_statements::RoleSpec;
+    Ok(match c.peek().and_then(keyword) {
+        Some(Keyword::CURRENT_ROLE | Keyword::CURRENT_USER) => {
+            c.at += 1;
+            RoleSpec::CurrentRole
+        }
+        Some(Keyword::SESSION_USER) => {
+            c.at += 1;
+            RoleSpec::SessionUser
+        }
+        Some(Keyword::PUBLIC) => {
+            c.at += 1;
+            RoleSpec::Public
+        }
+        _ => RoleSpec::Name(names::ident(&c.ident()?)),
+    })
+}
+
+fn role_specs(c: &mut Cursor<'_>) -> Result<Vec<crate::role_statements::RoleSpec>, SqlError> {
+    let mut out = vec![role_spec(c)?];
+    while c.take(&Token::Comma) {
+        out.push(role_spec(c)?);
+    }
+    Ok(out)
+}
+
+/// `GRANT role, ... TO role, ... [WITH ADMIN OPTION] [GRANTED BY role]`
+/// or `REVOKE [ADMIN OPTION FOR] role, ... FROM role, ... [GRANTED BY
+/// role] [CASCADE | RESTRICT]` (a GRANT or REVOKE without ON).
+fn role_grant(tokens: &[Token]) -> Result<crate::role_statements::RoleGrant, SqlError> {
+    let mut c = Cursor { tokens, at: 0 };
+    let grant = c.take_keyword(Keyword::GRANT);
+    if !grant {
+        c.expect_keyword(Keyword::REVOKE)?;
+    }
+    let mut admin = !grant
+        && c.peek().and_then(keyword) == Some(Keyword::ADMIN)
+        && keyword_at(tokens, c.at + 1) == Some(Keyword::OPTION)
+        && keyword_at(tokens, c.at + 2) == Some(Keyword::FOR);
+    if admin {
+        c.at += 3;
+    }
+    let mut roles = Vec::new();
+    loop {
+        roles.push(names::ident(&c.ident()?));
+        // PostgreSQL reads `role (columns)` and refuses it.
+        if c.peek() == Some(&Token::LParen) {
+            return Err(SqlError::new(
+                "0LP01",
+                "column names cannot be included in GRANT/REVOKE ROLE",
+            ));
+        }
+        if !c.take(&Token::Comma) {
+            break;
+        }
+    }
+    c.expect_keyword(if grant { Keyword::TO } else { Keyword::FROM })?;
+    let members = role_specs(&mut c)?;
+    if grant && c.take_keyword(Keyword::WITH) {
+        c.expect_keyword(Keyword::ADMIN)?;
+        c.expect_keyword(Keyword::OPTION)?;
+        admin = true;
+    }
+    let granted_by = match c.take_keyword(Keyword::GRANTED) {
+        true => {
+            c.expect_keyword(Keyword::BY)?;
+            Some(role_spec(&mut c)?)
+        }
+        false => None,
+    };
+    if !grant && !c.take_keyword(Keyword::CASCADE) {
+        c.take_keyword(Keyword::RESTRICT);
+    }
+    c.end()?;
+    Ok(crate::role_statements::RoleGrant {
+        grant,
+        roles,
+        members,
+        admin,
+        granted_by,
+        tag: if grant { "GRANT ROLE" } else { "REVOKE ROLE" },
+    })
+}
+
+/// `name ADD | DROP USER role, ...` after `ALTER GROUP`: a GRANT or
+/// REVOKE of membership in the group.
+fn alter_group(tokens: &[Token]) -> Result<crate::role_statements::RoleGrant, SqlError> {
+    let mut c = Cursor { tokens, at: 0 };
+    let group = names::ident(&c.ident()?);
+    let grant = c.take_keyword(Keyword::ADD);
+    if !grant {
+        c.expect_keyword(Keyword::DROP)?;
+    }
+    c.expect_keyword(Keyword::USER)?;
+    let members = role_specs(&mut c)?;
+    c.end()?;
+    Ok(crate::role_statements::RoleGrant {
+        grant,
+        roles: vec![group],
+        members,
+        admin: false,
+        granted_by: None,
+        tag: "ALTER ROLE",
+    })
 }
 
 /// `[CONCURRENTLY] name [WITH [NO] DATA]` after `REFRESH MATERIALIZED

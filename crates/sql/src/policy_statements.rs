@@ -45,7 +45,10 @@ pub fn alter_table(
     notices: &mut Vec<Notice>,
     alter: &AlterRowSecurity,
 ) -> Result<Output, SqlError> {
-    let found = crate::access::relation(cx, txn, &alter.table);
+    // (Read by `parse.rs`, the name has not been through the search
+    // path yet.)
+    let table = crate::temp_tables::resolve_name(cx, txn, &alter.table)?;
+    let found = crate::access::relation(cx, txn, &table);
     if found.is_err() && alter.if_exists {
         notices.push(Notice::info(format!(
             "relation \"{}\" does not exist, skipping",
@@ -53,7 +56,7 @@ pub fn alter_table(
         )));
         return Ok(Output::command("ALTER TABLE"));
     }
-    let (oid, _) = owned_table(cx, txn, &alter.table)?;
+    let (oid, _) = owned_table(cx, txn, &table)?;
     let mut security = row_security::read(cx.db, oid)?;
     match alter.action {
         RowSecurityAction::Enable => security.enabled = true,

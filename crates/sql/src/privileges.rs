@@ -126,16 +126,17 @@ impl Acl {
         })
     }
 
-    /// What `role` may do (its own items and PUBLIC's), and what it may
-    /// grant.
-    pub fn of(&self, role: u32) -> (u8, u8) {
+    /// What a role may do, and what it may grant: `roles` are the role
+    /// and those whose privileges it holds (`memberships::privileges_of`);
+    /// their items count, and PUBLIC's.
+    pub fn of(&self, roles: &[u32]) -> (u8, u8) {
         let mut out = (0, 0);
-        if role == self.owner {
+        if roles.contains(&self.owner) {
             // The owner may always grant what it holds.
             out.1 = ALL;
         }
         for i in self.items() {
-            if i.grantee == role || i.grantee == PUBLIC {
+            if i.grantee == PUBLIC || roles.contains(&i.grantee) {
                 out.0 |= i.privileges;
                 out.1 |= i.grantable;
             }
@@ -343,7 +344,8 @@ pub fn has_table_privilege(role: &str, table: i64, privileges: &str) -> Result<b
     if current(&db, &role)?.is_none() {
         return Ok(true);
     }
-    let (held, grantable) = acl(&db, relation)?.of(role.oid);
+    let roles = crate::memberships::privileges_of(&db, role.oid)?;
+    let (held, grantable) = acl(&db, relation)?.of(&roles);
     Ok(wanted.iter().any(|&(bit, grant)| {
         let have = if grant { grantable } else { held };
         have & bit != 0
@@ -442,7 +444,10 @@ fn current(db: &Database, role: &Role) -> Result<Option<Role>, SqlError> {
 pub fn allowed(db: &Database, role: &Role, relation: u64, privilege: u8) -> Result<bool, SqlError> {
     match current(db, role)? {
         None => Ok(true),
-        Some(role) => Ok(acl(db, relation)?.of(role.oid).0 & privilege == privilege),
+        Some(role) => {
+            let roles = crate::memberships::privileges_of(db, role.oid)?;
+            Ok(acl(db, relation)?.of(&roles).0 & privilege == privilege)
+        }
     }
 }
 
@@ -501,12 +506,13 @@ pub fn denied(kind: &str, name: &str) -> SqlError {
 }
 
 /// PostgreSQL's 42501 unless the session's role owns relation
-/// `relation` (or is a superuser): DROP, ALTER, GRANT by the owner.
+/// `relation`, holds its owner's privileges (a member of the owning role
+/// that inherits), or is a superuser: DROP, ALTER, GRANT by the owner.
 pub fn check_owner(cx: &Ctx<'_>, relation: u64, name: &str, kind: &str) -> Result<(), SqlError> {
     let Some(role) = current(cx.db, cx.role)? else {
         return Ok(());
     };
-    if acl(cx.db, relation)?.owner == role.oid {
+    if crate::memberships::has_privileges_of(cx.db, role.oid, acl(cx.db, relation)?.owner)? {
         return Ok(());
     }
     Err(SqlError::new(
@@ -516,6 +522,43 @@ pub fn check_owner(cx: &Ctx<'_>, relation: u64, name: &str, kind: &str) -> Resul
             folio_catalog::unqualified(name)
         ),
     ))
+}
+
+/// `ALTER ... OWNER TO owner` of relation `relation` (`name`) by the
+/// session's role, which owns it: a role that is not a superuser gives
+/// it only to a role it is a member of (42501 `must be member of role
+/// "r"`) that holds CREATE on the relation's schema (42501 `permission
+/// denied for schema s`), PostgreSQL's `ATExecChangeOwner`. Nothing is
+/// asked when the owner does not change.
+pub fn check_new_owner(
+    cx: &Ctx<'_>,
+    txn: &Transaction,
+    relation: u64,
+    name: &str,
+    owner: &Role,
+) -> Result<(), SqlError> {
+    if current(cx.db, cx.role)?.is_none() || acl(cx.db, relation)?.owner == owner.oid {
+        return Ok(());
+    }
+    let graph = crate::memberships::Graph::load(cx.db)?;
+    if !graph.is_member_of(cx.role.oid, owner.oid, false) {
+        return Err(SqlError::new(
+            "42501",
+            format!("must be member of role \"{}\"", owner.name),
+        ));
+    }
+    if folio_catalog::split_temp_name(name).is_some() {
+        return Ok(());
+    }
+    let (schema, _) = folio_catalog::split_schema(name);
+    let oid = match schema {
+        "public" => Some(PUBLIC_SCHEMA),
+        _ => cx.db.catalog().schema(txn, schema)?.map(|s| s.oid),
+    };
+    match oid {
+        Some(oid) if !allowed(cx.db, owner, oid, CREATE)? => Err(denied("schema", schema)),
+        _ => Ok(()),
+    }
 }
 
 /// The oid of relation `name`, if there is one (for [`own_new`]).
@@ -667,20 +710,28 @@ pub fn apply(
 ) -> Result<bool, SqlError> {
     let _ddl = roles::ROLE_DDL.lock().unwrap_or_else(|e| e.into_inner());
     let mut acl = acl(cx.db, relation)?;
+    // PostgreSQL's `select_best_grantor`: a role with the owner's
+    // privileges grants as the owner, another as the first role whose
+    // privileges it holds (itself first) with the grant options needed.
     let grantor = match current(cx.db, cx.role)? {
         None => acl.owner,
-        Some(role) if role.oid == acl.owner => acl.owner,
         Some(role) => {
-            let (held, grantable) = acl.of(role.oid);
-            if held == 0 {
-                return Err(denied(kind, name));
+            let roles = crate::memberships::privileges_of(cx.db, role.oid)?;
+            if roles.contains(&acl.owner) {
+                acl.owner
+            } else {
+                if acl.of(&roles).0 == 0 {
+                    return Err(denied(kind, name));
+                }
+                // PostgreSQL: a holder without the grant option is
+                // warned, and nothing changes.
+                match (roles.iter())
+                    .find(|&&r| acl.of(&[r]).1 & change.privileges == change.privileges)
+                {
+                    Some(&r) => r,
+                    None => return Ok(false),
+                }
             }
-            // PostgreSQL: a holder without the grant option is warned,
-            // and nothing changes.
-            if grantable & change.privileges != change.privileges {
-                return Ok(false);
-            }
-            role.oid
         }
     };
     let mut items = acl.items();
@@ -783,8 +834,9 @@ mod tests {
             items: None,
         };
         assert_eq!(Acl::decode(&null.encode()), Some(null.clone()));
-        assert_eq!(null.of(16384), (ALL, ALL));
-        assert_eq!(null.of(16385), (0, 0));
+        assert_eq!(null.of(&[16384]), (ALL, ALL));
+        assert_eq!(null.of(&[16385]), (0, 0));
+        assert_eq!(null.of(&[16385, 16384]), (ALL, ALL));
         let granted = Acl {
             owner: 10,
             items: Some(vec![
@@ -809,8 +861,9 @@ mod tests {
             ]),
         };
         assert_eq!(Acl::decode(&granted.encode()), Some(granted.clone()));
-        assert_eq!(granted.of(16385), (INSERT | SELECT, INSERT));
-        assert_eq!(granted.of(16390), (SELECT, 0));
+        assert_eq!(granted.of(&[16385]), (INSERT | SELECT, INSERT));
+        assert_eq!(granted.of(&[16390]), (SELECT, 0));
+        assert_eq!(granted.of(&[16390, 16385]), (INSERT | SELECT, INSERT));
         let name = |oid: u32| match oid {
             10 => "postgres".to_string(),
             _ => "app".to_string(),

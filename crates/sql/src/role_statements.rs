@@ -1,10 +1,13 @@
-//! The statements on roles and privileges: `CREATE ROLE | USER`, `ALTER
-//! ROLE`, `DROP ROLE`, `GRANT` and `REVOKE` on tables, read from
-//! sqlparser's statements into `roles.rs` and `privileges.rs` calls
-//! (design: README "Roles and privileges").
+//! The statements on roles and privileges: `CREATE ROLE | USER | GROUP`,
+//! `ALTER ROLE`, `DROP ROLE`, `GRANT` and `REVOKE` on tables, and of role
+//! membership (`GRANT role TO role`, `ALTER GROUP`), read from
+//! sqlparser's statements (membership's from `parse.rs`) into `roles.rs`,
+//! `memberships.rs` and `privileges.rs` calls (design: README "Roles and
+//! privileges").
 
 use crate::context::Ctx;
 use crate::error::SqlError;
+use crate::memberships::Graph;
 use crate::names;
 use crate::output::{Notice, Output};
 use crate::privileges::{self, Change};
@@ -53,7 +56,12 @@ fn once<T>(slot: &mut Option<T>, value: T) -> Result<(), SqlError> {
 }
 
 /// `CREATE ROLE | USER name [WITH] options`.
-pub fn create(db: &Database, role: &Role, statement: &Statement) -> Result<Output, SqlError> {
+pub fn create(
+    db: &Database,
+    role: &Role,
+    notices: &mut Vec<Notice>,
+    statement: &Statement,
+) -> Result<Output, SqlError> {
     let Statement::CreateRole {
         names,
         if_not_exists: false,
@@ -77,18 +85,9 @@ pub fn create(db: &Database, role: &Role, statement: &Statement) -> Result<Outpu
     else {
         return Err(SqlError::unsupported("this form of CREATE ROLE"));
     };
-    if inherit == &Some(false)
-        || replication == &Some(true)
-        || connection_limit.is_some()
-        || valid_until.is_some()
-        || !in_role.is_empty()
-        || !in_group.is_empty()
-        || !members.is_empty()
-        || !user.is_empty()
-        || !admin.is_empty()
-    {
+    if replication == &Some(true) || connection_limit.is_some() || valid_until.is_some() {
         return Err(SqlError::unsupported(
-            "CREATE ROLE options other than [NO]LOGIN, [NO]SUPERUSER, [NO]CREATEDB, [NO]CREATEROLE, [NO]BYPASSRLS and PASSWORD",
+            "CREATE ROLE options other than [NO]LOGIN, [NO]SUPERUSER, [NO]CREATEDB, [NO]CREATEROLE, [NO]BYPASSRLS, [NO]INHERIT, PASSWORD, IN ROLE, ROLE and ADMIN",
         ));
     }
     let [name] = names.as_slice() else {
@@ -108,10 +107,176 @@ pub fn create(db: &Database, role: &Role, statement: &Statement) -> Result<Outpu
         createdb: *create_db,
         createrole: *create_role,
         bypassrls: *bypassrls,
+        inherit: *inherit,
         password: given.as_ref().map(password).transpose()?,
     };
-    roles::create(db, &name, &options)?;
+    let created = roles::create(db, &name, &options)?;
+    // IN ROLE | IN GROUP, then ADMIN, then ROLE | USER, as PostgreSQL's
+    // CreateRole adds them; one refused undoes the CREATE (PostgreSQL's
+    // is one transaction).
+    let in_roles: Vec<_> = in_role.iter().chain(in_group).collect();
+    let admins = specs(admin);
+    let members = specs(members.iter().chain(user));
+    let joined = (|| {
+        let _ddl = roles::ROLE_DDL.lock().unwrap_or_else(|e| e.into_inner());
+        let mut graph = Graph::load(db)?;
+        for group in in_roles {
+            let grant = RoleGrant {
+                grant: true,
+                roles: vec![names::ident(group)],
+                members: vec![RoleSpec::Name(name.clone())],
+                admin: false,
+                granted_by: None,
+                tag: "CREATE ROLE",
+            };
+            add_or_drop(db, role, &mut graph, notices, &grant)?;
+        }
+        for (members, admin) in [(admins, true), (members, false)] {
+            if members.is_empty() {
+                continue;
+            }
+            let grant = RoleGrant {
+                grant: true,
+                roles: vec![name.clone()],
+                members,
+                admin,
+                granted_by: None,
+                tag: "CREATE ROLE",
+            };
+            add_or_drop(db, role, &mut graph, notices, &grant)?;
+        }
+        graph.store(db)
+    })();
+    if let Err(e) = joined {
+        let _ddl = roles::ROLE_DDL.lock().unwrap_or_else(|e| e.into_inner());
+        roles::remove(db, &created)?;
+        return Err(e);
+    }
     Ok(Output::command("CREATE ROLE"))
+}
+
+/// The roles of a CREATE ROLE list as [`RoleSpec`]s.
+fn specs<'a>(names: impl IntoIterator<Item = &'a sqlparser::ast::Ident>) -> Vec<RoleSpec> {
+    names
+        .into_iter()
+        .map(|n| RoleSpec::Name(names::ident(n)))
+        .collect()
+}
+
+/// A role as a role statement names it (PostgreSQL's `RoleSpec`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RoleSpec {
+    Name(String),
+    /// `CURRENT_ROLE` or `CURRENT_USER`.
+    CurrentRole,
+    SessionUser,
+    /// `PUBLIC`, which is no role here (42704).
+    Public,
+}
+
+/// `GRANT role, ... TO member, ... [WITH ADMIN OPTION] [GRANTED BY
+/// grantor]`, `REVOKE [ADMIN OPTION FOR] role, ... FROM member, ...`
+/// and `ALTER GROUP role ADD | DROP USER member, ...`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RoleGrant {
+    pub grant: bool,
+    pub roles: Vec<String>,
+    pub members: Vec<RoleSpec>,
+    /// WITH ADMIN OPTION; for a REVOKE, ADMIN OPTION FOR (only the
+    /// option goes).
+    pub admin: bool,
+    /// A REVOKE's is read and not used (PostgreSQL 15 does not look it
+    /// up).
+    pub granted_by: Option<RoleSpec>,
+    /// The command tag.
+    pub tag: &'static str,
+}
+
+/// The role `spec` names, as the session's role `role` reads it (42704
+/// for one that is not there, and for PUBLIC).
+fn resolve(db: &Database, role: &Role, spec: &RoleSpec) -> Result<Role, SqlError> {
+    let name = match spec {
+        RoleSpec::Name(name) => name.clone(),
+        RoleSpec::CurrentRole => role.name.clone(),
+        RoleSpec::SessionUser => roles::session_name(),
+        RoleSpec::Public => "public".to_string(),
+    };
+    roles::get(db, &name)?.ok_or_else(|| roles::undefined(&name))
+}
+
+/// Runs a [`RoleGrant`]: durable when it returns, all of it or nothing.
+pub fn grant_roles(
+    cx: &Ctx<'_>,
+    notices: &mut Vec<Notice>,
+    grant: &RoleGrant,
+) -> Result<Output, SqlError> {
+    let _ddl = roles::ROLE_DDL.lock().unwrap_or_else(|e| e.into_inner());
+    let mut graph = Graph::load(cx.db)?;
+    add_or_drop(cx.db, cx.role, &mut graph, notices, grant)?;
+    graph.store(cx.db)?;
+    Ok(Output::command(grant.tag))
+}
+
+/// PostgreSQL's `AddRoleMems` / `DelRoleMems` on `graph` for each role
+/// of `grant`, run by the session's role `role`: a superuser role takes
+/// a superuser (42501 `must be superuser to alter superusers`), another
+/// CREATEROLE or the admin option on it (42501 `must have admin option
+/// on role "r"`); only a superuser names another grantor; a loop is
+/// 0LP01; a membership there already (without ADMIN OPTION asked) is a
+/// NOTICE, one to revoke that is not there a WARNING.
+fn add_or_drop(
+    db: &Database,
+    role: &Role,
+    graph: &mut Graph,
+    notices: &mut Vec<Notice>,
+    grant: &RoleGrant,
+) -> Result<(), SqlError> {
+    let me = roles::by_oid(db, role.oid)?.unwrap_or_else(|| role.clone());
+    let members = (grant.members.iter())
+        .map(|m| resolve(db, &me, m))
+        .collect::<Result<Vec<_>, _>>()?;
+    let grantor = match &grant.granted_by {
+        Some(spec) if grant.grant => resolve(db, &me, spec)?.oid,
+        _ => me.oid,
+    };
+    for name in &grant.roles {
+        let target = roles::get(db, name)?.ok_or_else(|| roles::undefined(name))?;
+        if target.superuser {
+            if !me.superuser {
+                return Err(SqlError::new(
+                    "42501",
+                    "must be superuser to alter superusers",
+                ));
+            }
+        } else if !(me.superuser || me.createrole || graph.is_admin_of(grantor, target.oid)) {
+            return Err(SqlError::new(
+                "42501",
+                format!("must have admin option on role \"{name}\""),
+            ));
+        }
+        if grantor != me.oid && !me.superuser {
+            return Err(SqlError::new("42501", "must be superuser to set grantor"));
+        }
+        for member in &members {
+            if grant.grant {
+                if !graph.grant(&target, member, grantor, grant.admin)? {
+                    notices.push(Notice::info(format!(
+                        "role \"{}\" is already a member of role \"{name}\"",
+                        member.name
+                    )));
+                }
+            } else if !graph.revoke(target.oid, member.oid, grant.admin) {
+                notices.push(Notice::warning(
+                    "01000",
+                    &format!(
+                        "role \"{}\" is not a member of role \"{name}\"",
+                        member.name
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// `ALTER ROLE name [WITH] options | RENAME TO new`.
@@ -137,6 +302,7 @@ pub fn alter(
                     RoleOption::CreateDB(b) => once(&mut o.createdb, *b)?,
                     RoleOption::CreateRole(b) => once(&mut o.createrole, *b)?,
                     RoleOption::BypassRLS(b) => once(&mut o.bypassrls, *b)?,
+                    RoleOption::Inherit(b) => once(&mut o.inherit, *b)?,
                     RoleOption::Password(p) => once(&mut o.password, password(p)?)?,
                     other => {
                         return Err(SqlError::unsupported(format!("ALTER ROLE ... {other}")));
@@ -150,7 +316,8 @@ pub fn alter(
                 && o.superuser.is_none()
                 && o.createdb.is_none()
                 && o.createrole.is_none()
-                && o.bypassrls.is_none();
+                && o.bypassrls.is_none()
+                && o.inherit.is_none();
             if !own_password {
                 check_createrole(db, role, "alter")?;
                 let target = roles::get(db, &name)?.ok_or_else(|| roles::undefined(&name))?;
@@ -214,6 +381,9 @@ pub fn drop(
             )
             .with_detail(dependents.join("\n")));
         }
+        let mut graph = Graph::load(cx.db)?;
+        graph.forget(target.oid);
+        graph.store(cx.db)?;
         roles::remove(cx.db, &target)?;
     }
     Ok(Output::command("DROP ROLE"))
@@ -350,13 +520,6 @@ pub fn grant_or_revoke(
         } => (false, privileges, objects, grantees, false),
         _ => return Err(SqlError::unsupported("this form of GRANT or REVOKE")),
     };
-    if let Privileges::Actions(actions) = privileges
-        && actions.iter().any(|a| matches!(a, Action::Role { .. }))
-    {
-        return Err(SqlError::unsupported(
-            "role membership (GRANT role TO role)",
-        ));
-    }
     if let Some(GrantObjects::Schemas(schemas)) = on {
         return schema(cx, txn, grant, privileges, schemas, grantees, grant_option);
     }

@@ -11,9 +11,10 @@
 //! | key | value |
 //! |---|---|
 //! | role name | the role's SCRAM-SHA-256 verifier, text (as before roles) |
-//! | `\0r` + role name | oid (4, LE), attributes (1: bit 0 LOGIN, 1 SUPERUSER, 2 CREATEDB, 3 CREATEROLE) |
+//! | `\0r` + role name | oid (4, LE), attributes (1: bit 0 LOGIN, 1 SUPERUSER, 2 CREATEDB, 3 CREATEROLE, 4 BYPASSRLS, 5 NOINHERIT) |
 //! | `\0o` | the next role oid (4, LE) |
 //! | `\0a` + relation oid (8, BE) | the relation's owner and ACL (`privileges.rs`) |
+//! | `\0m` + role oid + member oid | a role membership (`memberships.rs`) |
 //!
 //! A name never starts with a NUL byte, so the keys do not meet.
 //!
@@ -72,20 +73,29 @@ pub struct Scope {
     _installed: crate::thread_scope::Installed<Option<std::sync::Arc<Scoped>>>,
 }
 
-/// What a [`Scope`] holds: `current_user`, `session_user`, the database.
+/// What a [`Scope`] holds: `current_user`, `session_user`, whether a SET
+/// ROLE chose the current one, the database.
 #[derive(Debug)]
 pub struct Scoped {
     current: String,
     session: String,
+    chosen: bool,
     db: std::sync::Arc<Database>,
 }
 
 impl Scoped {
-    /// The current and session user's names on `db`.
-    pub fn new(current: &str, session: &str, db: &std::sync::Arc<Database>) -> Scoped {
+    /// The current and session user's names on `db` (`chosen`: a SET
+    /// ROLE named the current one).
+    pub fn new(
+        current: &str,
+        session: &str,
+        chosen: bool,
+        db: &std::sync::Arc<Database>,
+    ) -> Scoped {
         Scoped {
             current: current.to_string(),
             session: session.to_string(),
+            chosen,
             db: db.clone(),
         }
     }
@@ -107,6 +117,15 @@ pub fn current_name() -> String {
         c.borrow()
             .as_ref()
             .map_or_else(|| SUPERUSER.to_string(), |s| s.current.clone())
+    })
+}
+
+/// The `role` setting: the role a SET ROLE chose, else `none`
+/// (PostgreSQL's).
+pub fn role_setting() -> String {
+    CURRENT.with(|c| match c.borrow().as_ref() {
+        Some(s) if s.chosen => s.current.clone(),
+        _ => "none".to_string(),
     })
 }
 
@@ -163,6 +182,9 @@ pub struct Role {
     /// BYPASSRLS: row-level security policies do not apply to it
     /// (`row_security.rs`).
     pub bypassrls: bool,
+    /// INHERIT (the default): it holds the privileges of the roles it is
+    /// a member of (`memberships.rs`).
+    pub inherit: bool,
 }
 
 impl Role {
@@ -176,6 +198,7 @@ impl Role {
             createdb: true,
             createrole: true,
             bypassrls: true,
+            inherit: true,
         }
     }
 
@@ -186,7 +209,8 @@ impl Role {
                 | u8::from(self.superuser) << 1
                 | u8::from(self.createdb) << 2
                 | u8::from(self.createrole) << 3
-                | u8::from(self.bypassrls) << 4,
+                | u8::from(self.bypassrls) << 4
+                | u8::from(!self.inherit) << 5,
         );
         out
     }
@@ -201,7 +225,7 @@ impl Role {
         let [a, b, c, d, flags] = *bytes else {
             return Err(corrupt());
         };
-        if flags >> 5 != 0 {
+        if flags >> 6 != 0 {
             return Err(corrupt());
         }
         Ok(Role {
@@ -212,6 +236,7 @@ impl Role {
             createdb: flags & 4 != 0,
             createrole: flags & 8 != 0,
             bypassrls: flags & 16 != 0,
+            inherit: flags & 32 == 0,
         })
     }
 }
@@ -224,6 +249,7 @@ pub struct Options {
     pub createdb: Option<bool>,
     pub createrole: Option<bool>,
     pub bypassrls: Option<bool>,
+    pub inherit: Option<bool>,
     /// `PASSWORD 'text'` (`Some(Some)`) or `PASSWORD NULL` (`Some(None)`).
     pub password: Option<Option<String>>,
 }
@@ -318,6 +344,7 @@ pub fn create(db: &Database, name: &str, options: &Options) -> Result<Role, SqlE
         createdb: options.createdb.unwrap_or(false),
         createrole: options.createrole.unwrap_or(false),
         bypassrls: options.bypassrls.unwrap_or(false),
+        inherit: options.inherit.unwrap_or(true),
     };
     tree.upsert(NEXT_OID_KEY, &next.to_le_bytes())
         .map_err(btree)?;
@@ -341,6 +368,7 @@ pub fn alter(db: &Database, name: &str, options: &Options) -> Result<(), SqlErro
         options.createdb,
         options.createrole,
         options.bypassrls,
+        options.inherit,
     ];
     if role.oid == SUPERUSER_OID && attributes.iter().any(Option::is_some) {
         return Err(SqlError::unsupported(
@@ -352,6 +380,7 @@ pub fn alter(db: &Database, name: &str, options: &Options) -> Result<(), SqlErro
     role.createdb = options.createdb.unwrap_or(role.createdb);
     role.createrole = options.createrole.unwrap_or(role.createrole);
     role.bypassrls = options.bypassrls.unwrap_or(role.bypassrls);
+    role.inherit = options.inherit.unwrap_or(role.inherit);
     let tree = tree_for_writing(db)?;
     if role.oid != SUPERUSER_OID {
         tree.upsert(&role_key(name), &role.encode())

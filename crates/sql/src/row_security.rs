@@ -63,10 +63,12 @@ pub struct Policy {
 }
 
 impl Policy {
-    /// Whether it applies to `command` run by role `role`.
-    fn applies(&self, command: Command, role: u32) -> bool {
+    /// Whether it applies to `command` run by a role holding the
+    /// privileges of `roles` (itself and, through membership, others:
+    /// PostgreSQL's `has_privs_of_role` on each role of the `TO` list).
+    fn applies(&self, command: Command, roles: &[u32]) -> bool {
         (self.command == b'*' || self.command == command.letter())
-            && (self.roles.is_empty() || self.roles.contains(&role))
+            && (self.roles.is_empty() || self.roles.iter().any(|r| roles.contains(r)))
     }
 }
 
@@ -361,7 +363,8 @@ fn applying(
     {
         return Ok(None);
     }
-    if !security.forced && crate::privileges::acl(cx.db, relation)?.owner == role {
+    let roles = crate::memberships::privileges_of(cx.db, role)?;
+    if !security.forced && roles.contains(&crate::privileges::acl(cx.db, relation)?.owner) {
         return Ok(None);
     }
     if cx.settings.show("row_security", None)? == "off" {
@@ -375,7 +378,7 @@ fn applying(
     }
     Ok(Some(
         (security.policies.into_iter())
-            .filter(|p| p.applies(command, role))
+            .filter(|p| p.applies(command, &roles))
             .collect(),
     ))
 }

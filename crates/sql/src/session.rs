@@ -191,6 +191,9 @@ pub struct Session {
     /// The role it connected as: whether it may SET SESSION
     /// AUTHORIZATION, and the role `DEFAULT` means.
     authenticated: crate::roles::Role,
+    /// Whether a SET ROLE chose `role` (the `role` setting shows it,
+    /// else `none`).
+    role_chosen: bool,
     /// Both names, as each statement's `roles::Scope` holds them.
     scoped_roles: Arc<crate::roles::Scoped>,
     /// Its open cursors (`cursors/`).
@@ -295,7 +298,7 @@ impl Session {
         let backend =
             crate::backend::SessionBackend::register(&db, pid, interrupt.clone(), advisory.id());
         let superuser = crate::roles::SUPERUSER;
-        let scoped_roles = Arc::new(crate::roles::Scoped::new(superuser, superuser, &db));
+        let scoped_roles = Arc::new(crate::roles::Scoped::new(superuser, superuser, false, &db));
         let defaults = Arc::new(Settings::for_database(db.options()));
         Session {
             advisory: crate::advisory::SessionAdvisory::new(advisory),
@@ -335,6 +338,7 @@ impl Session {
             role: crate::roles::Role::bootstrap(),
             session_role: crate::roles::Role::bootstrap(),
             authenticated: crate::roles::Role::bootstrap(),
+            role_chosen: false,
             scoped_roles,
             cursors: Default::default(),
             listing: Default::default(),
@@ -356,13 +360,14 @@ impl Session {
         self.session_role = role.clone();
         self.authenticated = role.clone();
         self.role = role;
-        self.scoped_roles = Arc::new(crate::roles::Scoped::new(name, name, &self.db));
+        self.scoped_roles = Arc::new(crate::roles::Scoped::new(name, name, false, &self.db));
+        self.role_chosen = false;
         Ok(())
     }
 
     /// `SET [LOCAL] ROLE name | NONE` (`None`: back to the session user):
-    /// a superuser session may take any role, another only its own
-    /// (folio has no role membership). In a block, what its end gives
+    /// a superuser session may take any role, another its own and those
+    /// it is a member of, INHERIT or not (`memberships.rs`). In a block, what its end gives
     /// back is kept (`block_roles.rs`); a LOCAL one outside a block is
     /// checked, warned about and not done, as PostgreSQL's. Kept plans are
     /// made again.
@@ -374,8 +379,13 @@ impl Session {
             Some(name) => {
                 let role = crate::roles::get(&self.db, name)?
                     .ok_or_else(|| crate::roles::undefined(name))?;
-                let session = crate::roles::by_oid(&self.db, self.session_role.oid)?;
-                if role.oid != self.session_role.oid && session.is_none_or(|s| !s.superuser) {
+                if role.oid != self.session_role.oid
+                    && !crate::memberships::Graph::load(&self.db)?.is_member_of(
+                        self.session_role.oid,
+                        role.oid,
+                        true,
+                    )
+                {
                     return Err(SqlError::new(
                         "42501",
                         format!("permission denied to set role \"{name}\""),
@@ -390,6 +400,7 @@ impl Session {
         let roles = crate::block_roles::Roles {
             session: self.session_role.clone(),
             current: role,
+            chosen: name.is_some(),
         };
         self.change_roles(roles, local, idle);
         Ok(Output::command("SET"))
@@ -430,6 +441,7 @@ impl Session {
         let roles = crate::block_roles::Roles {
             session: role.clone(),
             current: role,
+            chosen: false,
         };
         self.change_roles(roles, local, idle);
         Ok(Output::command("SET"))
@@ -440,6 +452,7 @@ impl Session {
         crate::block_roles::Roles {
             session: self.session_role.clone(),
             current: self.role.clone(),
+            chosen: self.role_chosen,
         }
     }
 
@@ -457,6 +470,7 @@ impl Session {
     /// made again.
     fn become_roles(&mut self, roles: crate::block_roles::Roles) {
         self.session_role = roles.session;
+        self.role_chosen = roles.chosen;
         self.become_role(roles.current);
     }
 
@@ -465,6 +479,7 @@ impl Session {
         self.scoped_roles = Arc::new(crate::roles::Scoped::new(
             &role.name,
             &self.session_role.name,
+            self.role_chosen,
             &self.db,
         ));
         self.role = role;
@@ -676,6 +691,7 @@ impl Session {
             | Parsed::Reindex(_)
             | Parsed::ClusterOn(_)
             | Parsed::AlterRowSecurity(_)
+            | Parsed::RoleGrant(_)
             | Parsed::AlterConstraint(_)
             | Parsed::Inherit(_)
             | Parsed::CreateMatview { .. }
@@ -2219,9 +2235,9 @@ impl Session {
             Statement::AlterRole { name, operation } => {
                 crate::role_statements::alter(&self.db, &self.role, name, operation)
             }
-            Statement::CreateRole { .. } => {
-                crate::role_statements::create(&self.db, &self.role, statement)
-            }
+            Statement::CreateRole { .. } => self.in_transaction(|cx, _, notices| {
+                crate::role_statements::create(cx.db, cx.role, notices, statement)
+            }),
             Statement::ShowVariable { variable } => {
                 let name = show_name(variable);
                 // The open transaction's level and access mode; outside
@@ -2242,6 +2258,11 @@ impl Session {
                 }
                 let value = if name == "session_authorization" {
                     self.session_role.name.clone()
+                } else if name == "role" {
+                    match self.role_chosen {
+                        true => self.role.name.clone(),
+                        false => "none".to_string(),
+                    }
                 } else {
                     self.settings.show(&name, open)?
                 };
@@ -3311,6 +3332,7 @@ pub(crate) fn run_utility(
         Parsed::AlterRowSecurity(alter) => {
             crate::policy_statements::alter_table(cx, txn, notices, alter)
         }
+        Parsed::RoleGrant(grant) => crate::role_statements::grant_roles(cx, notices, grant),
         Parsed::AlterConstraint(alter) => crate::ddl::alter_constraint(cx, txn, notices, alter),
         Parsed::Inherit(alter) => {
             crate::inheritance::alter::inherit(cx, txn, alter)?;

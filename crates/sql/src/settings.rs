@@ -688,6 +688,8 @@ impl Settings {
                 if self.enabled(name) { "on" } else { "off" }.into()
             }
             "synchronous_commit" => self.synchronous_commit.clone(),
+            // (The session keeps it with the roles: `block_roles.rs`.)
+            "role" => crate::roles::role_setting(),
             "application_name" => self.application_name.clone(),
             "session_replication_role" => self.replication_role.into(),
             "plan_cache_mode" => self.plan_cache_mode.into(),

@@ -1229,7 +1229,7 @@ impl SystemRelation {
                     let mut row = vec![
                         text(&role.name),
                         Value::Bool(role.superuser),
-                        Value::Bool(true),
+                        Value::Bool(role.inherit),
                         Value::Bool(role.createrole),
                         Value::Bool(role.createdb),
                         Value::Bool(role.login),
@@ -1359,8 +1359,8 @@ impl SystemRelation {
             | SystemRelation::StatisticExt
             | SystemRelation::Publication
             | SystemRelation::PublicationNamespace
-            | SystemRelation::PublicationRel
-            | SystemRelation::AuthMembers => {}
+            | SystemRelation::PublicationRel => {}
+            SystemRelation::AuthMembers => crate::memberships::catalog_rows(&mut out)?,
             SystemRelation::Range => {
                 for kind in RangeKind::ALL {
                     let element = kind.element();

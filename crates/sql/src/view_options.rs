@@ -241,6 +241,7 @@ pub fn run(
         Action::OwnerTo(role) => {
             let owner =
                 crate::roles::get(cx.db, role)?.ok_or_else(|| crate::roles::undefined(role))?;
+            crate::privileges::check_new_owner(cx, txn, oid, &name, &owner)?;
             crate::privileges::change_owner(cx.db, oid, &owner)?;
         }
     }

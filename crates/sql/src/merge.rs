@@ -493,10 +493,7 @@ impl Merge {
             tid,
             row,
             |txn, at, current| {
-                let as_target = match map {
-                    None => None,
-                    Some(_) => Some(column_map::up(map, current.to_vec())),
-                };
+                let as_target = map.map(|_| column_map::up(map, current.to_vec()));
                 let seen = change_rows::seen(source, as_target.as_deref().unwrap_or(current), &[]);
                 // `None`: no row change (no clause, DO NOTHING, a BEFORE
                 // ROW trigger's skip).

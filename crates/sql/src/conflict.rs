@@ -33,6 +33,7 @@ use crate::dml::PerRow;
 use crate::error::SqlError;
 use crate::from::{Scope, ScopeTable};
 use crate::names;
+use crate::partitions::column_map::{self, ColumnMap};
 use crate::scalar::{self, Columns, Env, Scalar};
 use crate::scan;
 use crate::subquery::Subplan;
@@ -218,6 +219,9 @@ struct Arbiter<'a> {
     relation: &'a Relation,
     constraints: &'a Constraints,
     arbiters: Option<Vec<usize>>,
+    /// The statement's table's columns to `relation`'s, when a leaf's are
+    /// in another order (`partitions/column_map.rs`).
+    map: Option<ColumnMap>,
 }
 
 /// The row triggers an INSERT ... ON CONFLICT fires (`triggers.rs`): its
@@ -322,17 +326,19 @@ impl Conflict {
                 relation,
                 constraints,
                 arbiters: self.arbiters.clone(),
+                map: None,
             },
-            Some((leaf, leaf_constraints)) => Arbiter {
+            Some((leaf, leaf_constraints, map)) => Arbiter {
                 relation: leaf,
                 constraints: leaf_constraints,
                 arbiters: (self.arbiters.as_ref())
                     .map(|all| {
                         (all.iter())
-                            .map(|&i| leaf_index(relation, i, leaf))
+                            .map(|&i| leaf_index(relation, i, leaf, map.as_ref()))
                             .collect::<Result<_, _>>()
                     })
                     .transpose()?,
+                map,
             },
         };
         self.insert_into(txn, constraints, at, values, env, fire)
@@ -354,11 +360,16 @@ impl Conflict {
             relation,
             constraints,
             arbiters,
+            map,
         } = at;
         let arbiters = arbiters.as_deref();
+        // `values`, the row as the statement's table's, and in its
+        // leaf's column order (the same row unless they differ).
+        let map = map.as_ref();
+        let stored = column_map::down(map, values.clone());
         refuse_deferrable(relation, arbiters)?;
         for attempt in 0..ATTEMPTS {
-            let index = match constraints.insert(txn, relation, values.clone(), env) {
+            let index = match constraints.insert(txn, relation, stored.clone(), env) {
                 Ok(tid) => {
                     if matches!(self.action, Action::Update { .. }) {
                         fire.written.borrow_mut().insert((relation.def.oid, tid));
@@ -372,7 +383,7 @@ impl Conflict {
                     Some(index) => index,
                     // Another unique index reported its duplicate first;
                     // PostgreSQL checks the arbiters before it inserts.
-                    None => match conflicting_arbiter(txn, relation, arbiters, &values)? {
+                    None => match conflicting_arbiter(txn, relation, arbiters, &stored)? {
                         Some(index) => Some(index),
                         None => return Err(e),
                     },
@@ -388,7 +399,7 @@ impl Conflict {
             } = &self.action
             else {
                 if txn.isolation() != folio_db::Isolation::ReadCommitted
-                    && !sees_a_conflict(txn, relation, arbiters, &values)?
+                    && !sees_a_conflict(txn, relation, arbiters, &stored)?
                 {
                     return Err(concurrent_update());
                 }
@@ -399,7 +410,7 @@ impl Conflict {
             let Some(index) = index else {
                 return Ok(None);
             };
-            let Some(key) = relation.indexes[index].key_values(&values)? else {
+            let Some(key) = relation.indexes[index].key_values(&stored)? else {
                 return Ok(None);
             };
             // READ COMMITTED looks with a new snapshot (the conflicting row
@@ -410,7 +421,7 @@ impl Conflict {
             } else {
                 relation.lookup(txn, index, &key)?
             };
-            let Some((tid, old)) = found.into_iter().next() else {
+            let Some((tid, old_stored)) = found.into_iter().next() else {
                 if txn.isolation() != folio_db::Isolation::ReadCommitted {
                     break;
                 }
@@ -421,6 +432,7 @@ impl Conflict {
             if fire.wrote_row(txn, relation, tid)? {
                 return Err(second_time());
             }
+            let old = column_map::up(map, old_stored.clone());
             let mut both = old.clone();
             both.extend(values.iter().cloned());
             // (Its WHERE and SET may call PL/pgSQL functions and hold
@@ -431,7 +443,8 @@ impl Conflict {
                 }
                 let mut new = old.clone();
                 for (c, value) in assignments {
-                    new[*c] = types::assign(value.eval(&both, env)?, relation.types[*c])?;
+                    let ty = relation.types[map.map_or(*c, |m| m.child_position(*c))];
+                    new[*c] = types::assign(value.eval(&both, env)?, ty)?;
                 }
                 Ok(Some(new))
             })?;
@@ -444,13 +457,18 @@ impl Conflict {
                     None => return Ok(None),
                 }
             }
-            constraints.generate(relation, &mut new, env)?;
+            let mut new_stored = column_map::down(map, new);
+            constraints.generate(relation, &mut new_stored, env)?;
+            let new = match map {
+                None => new_stored.clone(),
+                Some(_) => column_map::up(map, new_stored.clone()),
+            };
             if root_constraints.moves_row(relation, &new)? {
                 return Err(SqlError::new("0A000", "invalid ON UPDATE specification").with_detail(
                     "The result tuple would appear in a different partition than the original tuple.",
                 ));
             }
-            match constraints.update(txn, relation, tid, &old, new.clone(), env)? {
+            match constraints.update(txn, relation, tid, &old_stored, new_stored, env)? {
                 written @ (Write::Done(_) | Write::Hot(_)) => {
                     let new_tid = match written {
                         Write::Hot(at) | Write::Done(Some(at)) => Some(at),
@@ -561,12 +579,18 @@ fn sees_a_conflict(
 /// `parent`'s unique index `index` in it: the one over the same columns
 /// and expressions, with the same predicate (every partition gets one when
 /// it is made or attached, `partitions/ddl.rs` `attach_def`).
-fn leaf_index(parent: &Relation, index: usize, leaf: &Relation) -> Result<usize, SqlError> {
+fn leaf_index(
+    parent: &Relation,
+    index: usize,
+    leaf: &Relation,
+    map: Option<&ColumnMap>,
+) -> Result<usize, SqlError> {
     let wanted = &parent.indexes[index].def;
+    let columns = column_map::positions_in(map, &wanted.columns);
     (leaf.indexes.iter())
         .position(|ri| {
             ri.def.unique
-                && ri.def.columns == wanted.columns
+                && ri.def.columns == columns
                 && ri.def.exprs.keys == wanted.exprs.keys
                 && ri.def.exprs.predicate == wanted.exprs.predicate
         })

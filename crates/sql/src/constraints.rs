@@ -60,6 +60,7 @@ use crate::deferred::{Pending, Queued};
 use crate::error::SqlError;
 use crate::overriding::Overriding;
 use crate::parse;
+use crate::partitions::column_map::{self, ColumnMap};
 use crate::partitions::foreign_keys::{self, KeyIndex};
 use crate::scalar::{self, Cmp, Env, Scalar};
 use crate::scan;
@@ -151,15 +152,21 @@ enum Partitioning {
     Routes {
         tree: Box<crate::partitions::Tree>,
         parts: Vec<(Arc<Relation>, Constraints)>,
-        ancestors: Vec<(crate::partitions::Tree, usize)>,
+        ancestors: Vec<Ancestor>,
     },
     /// A leaf partition: its ancestors' trees (parent first) and its
     /// place on the way down in each: a row written into it must lie in
     /// every one of those partitions.
-    Bounded {
-        ancestors: Vec<(crate::partitions::Tree, usize)>,
-    },
+    Bounded { ancestors: Vec<Ancestor> },
 }
+
+/// A leaf partition a row goes to ([`Constraints::leaf`]): its relation,
+/// its constraints, and the map from the routing table's columns to its.
+pub type Leaf<'a> = (&'a Arc<Relation>, &'a Constraints, Option<ColumnMap>);
+
+/// An ancestor's tree, the place on the way down in it, and the map
+/// from its columns to the partition's (`partitions/column_map.rs`).
+type Ancestor = (crate::partitions::Tree, usize, Option<ColumnMap>);
 
 /// A foreign key check waiting for the end of the statement.
 enum Deferred {
@@ -383,7 +390,7 @@ impl Constraints {
                 // are its partitions'.
                 ConstraintKind::ForeignKey(_) if partitioned => {}
                 ConstraintKind::ForeignKey(fk) => {
-                    out.references.push(Reference::bind(cx, txn, c, fk)?);
+                    out.references.push(Reference::bind(cx, txn, c, fk, None)?);
                 }
             }
         }
@@ -391,10 +398,13 @@ impl Constraints {
             out.ancestors = foreign_keys::ancestors(cx, txn, def)?;
         }
         if !partitioned {
-            let inherited = (out.ancestors.iter()).flat_map(|a| &a.def.constraints);
-            for c in inherited {
-                if let ConstraintKind::ForeignKey(fk) = &c.kind {
-                    out.references.push(Reference::bind(cx, txn, c, fk)?);
+            for ancestor in &out.ancestors {
+                let map = ColumnMap::between(&ancestor.def, def);
+                for c in &ancestor.def.constraints {
+                    if let ConstraintKind::ForeignKey(fk) = &c.kind {
+                        let bound = Reference::bind(cx, txn, c, fk, map.as_ref())?;
+                        out.references.push(bound);
+                    }
                 }
             }
             let ancestors = out.ancestors.clone();
@@ -446,9 +456,20 @@ impl Constraints {
             return Ok(());
         };
         let table = access::relation(cx, txn, &c.table)?;
-        let columns: Vec<usize> = fk.columns.iter().map(|&c| usize::from(c)).collect();
-        let ref_columns: Vec<usize> = fk.ref_columns.iter().map(|&c| usize::from(c)).collect();
+        let in_table: Vec<usize> = fk.columns.iter().map(|&c| usize::from(c)).collect();
+        let whole_columns: Vec<usize> = fk.ref_columns.iter().map(|&c| usize::from(c)).collect();
+        // (The referenced columns as this table's when the key is an
+        // ancestor's, the referencing ones as each leaf's: their columns
+        // may be in another order, `column_map.rs`.)
+        let ref_columns: Vec<usize> = match ancestor {
+            Some(a) => {
+                column_map::positions_in(ColumnMap::between(&a.def, def).as_ref(), &whole_columns)
+            }
+            None => whole_columns.clone(),
+        };
         for child in foreign_keys::leaves(cx, txn, table.clone())? {
+            let leaf_map = ColumnMap::between(&table.def, &child.def);
+            let columns = column_map::positions_in(leaf_map.as_ref(), &in_table);
             let index = child.indexes.iter().position(|i| {
                 i.def.is_plain()
                     && i.def.columns.len() == columns.len()
@@ -474,7 +495,7 @@ impl Constraints {
                 }
             };
             let whole = match ancestor {
-                Some(ancestor) => KeyIndex::of(cx, txn, ancestor, &ref_columns)?,
+                Some(ancestor) => KeyIndex::of(cx, txn, ancestor, &whole_columns)?,
                 None => None,
             };
             self.referenced_by.push(Referencing {
@@ -489,7 +510,10 @@ impl Constraints {
                 ref_columns: ref_columns.clone(),
                 set_columns: match fk.set_columns.is_empty() {
                     true => columns.clone(),
-                    false => fk.set_columns.iter().map(|&c| usize::from(c)).collect(),
+                    false => {
+                        let set: Vec<usize> = fk.set_columns.iter().map(|&c| c.into()).collect();
+                        column_map::positions_in(leaf_map.as_ref(), &set)
+                    }
                 },
                 index,
                 cascade,
@@ -504,8 +528,11 @@ impl Constraints {
     /// table, those moved out of each of its partitions.
     pub fn take_moved(&self) -> Vec<Vec<Value>> {
         let mut out = std::mem::take(&mut *self.moved.borrow_mut());
-        if let Partitioning::Routes { parts, .. } = &self.partition {
-            parts.iter().for_each(|(_, c)| out.extend(c.take_moved()));
+        if let Partitioning::Routes { tree, parts, .. } = &self.partition {
+            for (part, (_, c)) in tree.parts.iter().zip(parts) {
+                let moved = c.take_moved().into_iter();
+                out.extend(moved.map(|row| column_map::up(part.map.as_ref(), row)));
+            }
         }
         out
     }
@@ -522,16 +549,21 @@ impl Constraints {
         }
     }
 
-    /// The leaf partition of this partitioned table with oid `oid` and its
-    /// constraints (a MERGE's matched row's).
-    pub fn leaf_by_oid(&self, oid: u64) -> Option<(&Arc<Relation>, &Constraints)> {
-        let Partitioning::Routes { parts, .. } = &self.partition else {
+    /// The leaf partition of this partitioned table with oid `oid`, its
+    /// constraints and column map (a MERGE's matched row's).
+    pub fn leaf_by_oid(&self, oid: u64) -> Option<Leaf<'_>> {
+        let Partitioning::Routes { tree, parts, .. } = &self.partition else {
             return None;
         };
-        (parts.iter()).find_map(|(relation, constraints)| match relation.def.oid == oid {
-            true => Some((relation, constraints)),
-            false => constraints.leaf_by_oid(oid),
-        })
+        for (part, (relation, constraints)) in tree.parts.iter().zip(parts) {
+            if relation.def.oid == oid {
+                return Some((relation, constraints, part.map.clone()));
+            }
+            if let Some((leaf, c, inner)) = constraints.leaf_by_oid(oid) {
+                return Some((leaf, c, ColumnMap::then(part.map.as_ref(), inner.as_ref())));
+            }
+        }
+        None
     }
 
     /// Whether `values`, a row this partition's UPDATE through its
@@ -571,8 +603,14 @@ impl Constraints {
         else {
             return Ok(false);
         };
-        for (tree, at) in ancestors {
-            if tree.route(&tree.key.values(values)?)? != Some(*at) {
+        for (tree, at, map) in ancestors {
+            let key = match map {
+                None => tree.key.values(values)?,
+                Some(_) => tree
+                    .key
+                    .values(&column_map::up(map.as_ref(), values.to_vec()))?,
+            };
+            if tree.route(&key)? != Some(*at) {
                 return Ok(true);
             }
         }
@@ -581,13 +619,12 @@ impl Constraints {
 
     /// The leaf partition a row of this partitioned table goes to and its
     /// constraints, routed level by level by [`crate::partitions::Tree::route`]
-    /// (23514 where none takes it); `None` for a table that is not
-    /// partitioned. (ON CONFLICT and MERGE look for a row's key where the
-    /// row would be inserted; an INSERT's row fires its leaf's triggers.)
-    pub fn leaf(
-        &self,
-        values: &[Value],
-    ) -> Result<Option<(&Arc<Relation>, &Constraints)>, SqlError> {
+    /// (23514 where none takes it), with the map from this table's
+    /// columns to the leaf's when their orders differ; `None` for a table
+    /// that is not partitioned. (ON CONFLICT and MERGE look for a row's
+    /// key where the row would be inserted; an INSERT's row fires its
+    /// leaf's triggers.)
+    pub fn leaf(&self, values: &[Value]) -> Result<Option<Leaf<'_>>, SqlError> {
         let Partitioning::Routes { tree, parts, .. } = &self.partition else {
             return Ok(None);
         };
@@ -596,9 +633,18 @@ impl Constraints {
             return Err(tree.no_partition(&key));
         };
         let (relation, constraints) = &parts[n];
-        Ok(Some(
-            constraints.leaf(values)?.unwrap_or((relation, constraints)),
-        ))
+        let Some(map) = &tree.parts[n].map else {
+            return Ok(Some(constraints.leaf(values)?.unwrap_or((
+                relation,
+                constraints,
+                None,
+            ))));
+        };
+        let below = column_map::down(Some(map), values.to_vec());
+        Ok(Some(match constraints.leaf(&below)? {
+            Some((leaf, c, inner)) => (leaf, c, ColumnMap::then(Some(map), inner.as_ref())),
+            None => (relation, constraints, Some(map.clone())),
+        }))
     }
 
     /// Whether the row `new` of leaf partition `leaf` (reached from this
@@ -611,7 +657,7 @@ impl Constraints {
             return Ok(true);
         }
         match self.leaf(new) {
-            Ok(Some((to, _))) => Ok(to.def.oid != leaf.def.oid),
+            Ok(Some((to, _, _))) => Ok(to.def.oid != leaf.def.oid),
             Ok(None) => Ok(false),
             Err(e) if e.code == "23514" => Ok(true),
             Err(e) => Err(e),
@@ -643,7 +689,7 @@ impl Constraints {
             }
             let key = tree.key.values(&row)?;
             match tree.route(&key)? {
-                Some(n) => groups[n].push(row),
+                Some(n) => groups[n].push(column_map::down(tree.parts[n].map.as_ref(), row)),
                 None => return Err(tree.no_partition(&key)),
             }
         }
@@ -1633,13 +1679,15 @@ impl Referencing {
 const LINKS_FOLLOWED_MAX: usize = 10_000;
 
 impl Reference {
-    /// Foreign key `c` (`fk`) of this table or of an ancestor, bound: its
-    /// referenced table opened and the lookup of its keys.
+    /// Foreign key `c` (`fk`) of this table or of an ancestor (`map`: the
+    /// ancestor's columns to this table's), bound: its referenced table
+    /// opened and the lookup of its keys.
     fn bind(
         cx: &Ctx<'_>,
         txn: &Transaction,
         c: &folio_catalog::ConstraintDef,
         fk: &folio_catalog::ForeignKey,
+        map: Option<&ColumnMap>,
     ) -> Result<Reference, SqlError> {
         let parent = access::relation(cx, txn, &fk.ref_table)?;
         let ref_columns: Vec<usize> = fk.ref_columns.iter().map(|&c| usize::from(c)).collect();
@@ -1657,7 +1705,9 @@ impl Reference {
             oid: c.oid,
             deferrable: c.deferrable,
             validated: c.validated,
-            columns: fk.columns.iter().map(|&c| usize::from(c)).collect(),
+            columns: (column_map::positions_in(map, &fk.columns).into_iter())
+                .map(usize::from)
+                .collect(),
             parent,
             ref_columns,
             lookup,
@@ -1685,7 +1735,7 @@ impl Reference {
         };
         let found = in_statement_view(txn, |txn| parent.lookup(txn, index, &probe))?;
         for (tid, _) in found {
-            if self.lock_newest(txn, parent, tid, &key)? {
+            if self.lock_newest(txn, (parent, index), tid, &probe)? {
                 return Ok(());
             }
         }
@@ -1693,7 +1743,8 @@ impl Reference {
     }
 
     /// Share-locks the newest version of the referenced row found at
-    /// `tid`, if it still carries `key`: whether it does. A version updated
+    /// `tid`, if it still carries the index key `probe` (of `index` of
+    /// `parent`): whether it does. A version updated
     /// by a transaction that committed since is followed (READ COMMITTED;
     /// REPEATABLE READ gets 40001 from the heap), and so is one this
     /// transaction updated itself: its new version is the row (a new
@@ -1703,9 +1754,9 @@ impl Reference {
     fn lock_newest(
         &self,
         txn: &mut Transaction,
-        parent: &Relation,
+        (parent, index): (&Relation, usize),
         mut tid: Tid,
-        key: &[Value],
+        probe: &[Value],
     ) -> Result<bool, SqlError> {
         let table = &parent.table;
         let heap = folio_catalog::CatalogError::from;
@@ -1715,8 +1766,11 @@ impl Reference {
                     let Some(bytes) = table.fetch_any(tid).map_err(heap)? else {
                         return Ok(false);
                     };
+                    // (Its key read through the index it was found in:
+                    // a partition's columns may be in another order.)
                     let row = parent.decode(txn, &bytes)?;
-                    return Ok(self.ref_columns.iter().zip(key).all(|(&c, v)| row[c] == *v));
+                    let columns = &parent.indexes[index].def.columns;
+                    return Ok((columns.iter().zip(probe)).all(|(&c, v)| row[usize::from(c)] == *v));
                 }
                 Write::Moved(next) => tid = next,
                 Write::Gone => match table.header(tid).map_err(heap)? {

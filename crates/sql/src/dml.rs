@@ -19,6 +19,7 @@ use crate::from::{Scope, ScopeTable};
 use crate::names;
 use crate::output::{Column, Output};
 use crate::overriding::Overriding;
+use crate::partitions::column_map::{self, ColumnMap};
 use crate::partitions::run_time::AtStart;
 use crate::privileges;
 use crate::query::{self, Planned};
@@ -282,7 +283,14 @@ fn part_targets(
     returning_items: Option<&[SelectItem]>,
 ) -> Result<Option<PartTargets>, SqlError> {
     if let Some(targets) = partition_targets(cx, txn, table, selection)? {
-        return Ok(Some((targets, returning_items.map(<[SelectItem]>::to_vec))));
+        // `*` is the partitioned table's columns, by name, when a
+        // partition's are in another order (`column_map.rs`).
+        let tree = crate::partitions::Tree::of(cx, txn, &targets.0.def)?;
+        let returning = match tree.is_some_and(|t| t.parts.iter().any(|p| p.map.is_some())) {
+            true => crate::inheritance::tree::returning_columns(&targets.0.def, returning_items),
+            false => returning_items.map(<[SelectItem]>::to_vec),
+        };
+        return Ok(Some((targets, returning)));
     }
     let Some((relation, items)) = crate::inheritance::tree::targets(cx, txn, table)? else {
         return Ok(None);
@@ -1211,10 +1219,18 @@ impl Change {
                 // The rows an UPDATE moved to another partition go in
                 // through the table once every partition's part is done,
                 // firing their new partition's INSERT row triggers.
+                // (Each in the partitioned table's column order.)
                 let mut moved = Vec::new();
                 for change in &parts.changes {
-                    if let Change::Update { constraints, .. } = change {
-                        moved.extend(constraints.take_moved());
+                    if let Change::Update {
+                        constraints,
+                        relation,
+                        ..
+                    } = change
+                    {
+                        let map = ColumnMap::between(&parts.relation.def, &relation.def);
+                        let rows = constraints.take_moved().into_iter();
+                        moved.extend(rows.map(|row| column_map::up(map.as_ref(), row)));
                     }
                 }
                 let leaves = match moved.is_empty() {

@@ -722,7 +722,7 @@ pub(crate) fn source_node(
         Source::Leaves { label, scans } => {
             // (A MERGE's target, which EXPLAIN does not reach: 0A000.)
             let children: Vec<Node> = (scans.iter())
-                .map(|(relation, plan)| {
+                .map(|(relation, plan, _)| {
                     let leaf = folio_catalog::unqualified(&relation.def.name);
                     let estimate = est::table_scan(relation, None, &[], &plan.filter, width);
                     Node::new(format!("Seq Scan on {leaf} {label}"), estimate, None)

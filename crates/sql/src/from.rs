@@ -546,10 +546,12 @@ pub enum Source {
     /// A partitioned target of a MERGE, joined as the last item
     /// ([`FromClause::leaves_of_last`]): each leaf partition's scan, in
     /// turn, every row carrying its leaf's oid and tuple id after its
-    /// columns ([`leaf_tid_value`]).
+    /// columns ([`leaf_tid_value`]). A leaf whose columns are in another
+    /// order than the table's has its rows put in the table's order
+    /// (`partitions/column_map.rs`) and then filtered.
     Leaves {
         label: String,
-        scans: Vec<(Arc<Relation>, ScanPlan)>,
+        scans: Vec<(Arc<Relation>, ScanPlan, Option<Reordered>)>,
     },
     /// A partitioned table's partitions (`partitioned_base`) that
     /// parameters prune: the rows of the branches `at_start` leaves when
@@ -680,11 +682,24 @@ enum Base {
         label: String,
         def: folio_catalog::SequenceDef,
     },
-    /// A partitioned change target's leaf partitions.
+    /// A partitioned change target's leaf partitions, each with the map
+    /// from the table's columns to its when their orders differ.
     Leaves {
         label: String,
-        leaves: Vec<Arc<Relation>>,
+        leaves: Vec<(
+            Arc<Relation>,
+            Option<crate::partitions::column_map::ColumnMap>,
+        )>,
     },
+}
+
+/// A leaf of [`Source::Leaves`] in another column order than its
+/// partitioned table: the map, and the filter its rows meet once in the
+/// table's order.
+#[derive(Debug, Clone)]
+pub struct Reordered {
+    map: crate::partitions::column_map::ColumnMap,
+    filter: Vec<Scalar>,
 }
 
 /// A FROM clause whose items are resolved: its scope, for binding the
@@ -871,6 +886,13 @@ impl FromClause<'_> {
         relation: &Arc<Relation>,
     ) -> Result<(), SqlError> {
         let leaves = crate::partitions::foreign_keys::leaves(cx, txn, relation.clone())?;
+        let leaves = (leaves.into_iter())
+            .map(|leaf| {
+                let map =
+                    crate::partitions::column_map::ColumnMap::between(&relation.def, &leaf.def);
+                (leaf, map)
+            })
+            .collect();
         let label = (self.scope.tables.last()).map_or_else(String::new, |t| t.qualifier.clone());
         *self.bases.last_mut().expect("a change's target item") = Base::Leaves { label, leaves };
         Ok(())
@@ -1056,16 +1078,23 @@ impl FromClause<'_> {
                 Base::Leaves { label, leaves } => Source::Leaves {
                     label,
                     scans: (leaves.into_iter())
-                        .map(|relation| {
+                        .map(|(relation, map)| {
+                            let reordered = map.map(|map| Reordered {
+                                map,
+                                filter: filter.clone(),
+                            });
                             let plan = plan::plan(Request {
                                 relation: &relation,
-                                filter: filter.clone(),
+                                filter: match reordered {
+                                    None => filter.clone(),
+                                    Some(_) => Vec::new(),
+                                },
                                 order: Vec::new(),
                                 reads: None,
                                 system: false,
                                 settings: cx.settings,
                             })?;
-                            Ok((relation, plan))
+                            Ok((relation, plan, reordered))
                         })
                         .collect::<Result<_, SqlError>>()?,
                 },
@@ -1618,7 +1647,11 @@ fn partitioned_base(
     let conditions = tree.conditions(&conjuncts, &qualifier, &scalar::Env::at(cx.now()));
     let keep = tree.prune(&conditions);
     let at_start = crate::partitions::run_time::AtStart::of(&tree, conditions, &keep);
-    if let [one] = keep.as_slice() {
+    // One partition left is read as itself, unless its columns are in
+    // another order (a branch then selects them by name).
+    if let [one] = keep.as_slice()
+        && tree.parts[*one].map.is_none()
+    {
         let child = access::relation(cx, txn, &tree.parts[*one].name)?;
         let label = format!(
             "{} {qualifier}",
@@ -1831,7 +1864,7 @@ impl Source {
             Source::Append { branches, .. } => {
                 branches.iter().flat_map(|b| b.relations()).collect()
             }
-            Source::Leaves { scans, .. } => scans.iter().map(|(r, _)| r).collect(),
+            Source::Leaves { scans, .. } => scans.iter().map(|(r, _, _)| r).collect(),
             Source::One
             | Source::Function { .. }
             | Source::System { .. }
@@ -1869,9 +1902,13 @@ impl Source {
             Source::Derived { planned, .. } => planned.param_types(types),
             Source::Append { branches, .. } => branches.iter().for_each(|b| b.param_types(types)),
             Source::Leaves { scans, .. } => {
-                for (relation, plan) in scans {
+                for (relation, plan, reordered) in scans {
                     for s in plan.index_cond.iter().chain(&plan.filter) {
                         s.param_types(&relation.types, types);
+                    }
+                    if let Some(r) = reordered {
+                        let own = r.map.in_parent_order(&relation.types);
+                        r.filter.iter().for_each(|s| s.param_types(&own, types));
                     }
                 }
             }
@@ -2001,13 +2038,23 @@ impl Source {
             }
             Source::Leaves { scans, .. } => {
                 let mut rows = Vec::new();
-                for (relation, plan) in scans {
+                for (relation, plan, reordered) in scans {
                     let (found, _) = scan::run(txn, relation, plan, env)?;
-                    rows.extend(found.into_iter().map(|(tid, mut row)| {
+                    for (tid, row) in found {
                         let tid = tid.expect("a plan reading every column has tuple ids");
+                        let mut row = match reordered {
+                            None => row,
+                            Some(r) => {
+                                let row = crate::partitions::column_map::up(Some(&r.map), row);
+                                if !scan::accepts(&r.filter, &row, env)? {
+                                    continue;
+                                }
+                                row
+                            }
+                        };
                         row.push(leaf_tid_value(relation.def.oid, tid));
-                        row
-                    }));
+                        rows.push(row);
+                    }
                 }
                 rows
             }

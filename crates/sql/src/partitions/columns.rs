@@ -3,8 +3,9 @@
 //! recursion), and `DROP CONSTRAINT` of a partitioned table's foreign
 //! key; with PostgreSQL 15's refusals (42P16) on a partition and of a
 //! partition key's column. Each keeps the partitions' columns the
-//! parent's, position for position: an added column is last everywhere,
-//! a dropped one goes everywhere (README "Partitioned tables", DDL).
+//! parent's (by name, in whatever order a partition has them:
+//! `column_map.rs`): an added column is last everywhere, a dropped one
+//! goes everywhere (README "Partitioned tables", DDL).
 
 use crate::context::Ctx;
 use crate::error::SqlError;

@@ -4,6 +4,7 @@
 //! and CREATE INDEX do to a partitioned table's partitions.
 
 use super::bounds::Bound;
+use super::column_map::ColumnMap;
 use super::syntax::{BoundSpec, KeyPart, TableSpec};
 use super::tree::Tree;
 use crate::context::Ctx;
@@ -392,27 +393,31 @@ pub fn attach_or_detach(
     attached_columns(&parent_def, &child_def)?;
     let bound = check_bound(cx, &tree, bare(&child_def.name), spec)?;
     super::trigger_clones::check_attach(&child_def)?;
-    // The rows already there must lie in the bound (a default
-    // partition's: outside every other partition's).
+    // The rows already there (a partitioned table's: its leaves') must
+    // lie in the bound (a default partition's: outside every other
+    // partition's), each key read in the parent's column order.
     let relation = crate::access::relation(cx, txn, child)?;
-    let rows = relation.scan(txn)?;
     let mut with_new = tree.clone();
     with_new.parts.push(super::tree::Part {
         oid: child_def.oid,
         name: child_def.name.clone(),
         bound: bound.clone(),
+        map: super::column_map::ColumnMap::between(&parent_def, &child_def),
     });
     let at = with_new.parts.len() - 1;
-    for (_, row) in rows {
-        let key = tree.key.values(&row)?;
-        if with_new.route(&key)? != Some(at) {
-            return Err(SqlError::new(
-                "23514",
-                format!(
-                    "partition constraint of relation \"{}\" is violated by some row",
-                    bare(&child_def.name)
-                ),
-            ));
+    for leaf in super::foreign_keys::leaves(cx, txn, relation)? {
+        let map = super::column_map::ColumnMap::between(&parent_def, &leaf.def);
+        for (_, row) in leaf.scan(txn)? {
+            let key = tree.key.values(&super::column_map::up(map.as_ref(), row))?;
+            if with_new.route(&key)? != Some(at) {
+                return Err(SqlError::new(
+                    "23514",
+                    format!(
+                        "partition constraint of relation \"{}\" is violated by some row",
+                        bare(&leaf.def.name)
+                    ),
+                ));
+            }
         }
     }
     attach_def(cx, txn, notices, &parent_def, child, &bound)?;
@@ -425,8 +430,7 @@ pub fn attach_or_detach(
 
 /// ATTACH's rules for the columns of table `child` (PostgreSQL 15's,
 /// 42804): only the parent's, each of its type, NOT NULL where the
-/// parent's is; and (not built otherwise) in the parent's order: a
-/// partition's positions are its parent's (README "Open gaps").
+/// parent's is. In any order: rows cross by name (`column_map.rs`).
 fn attached_columns(parent: &TableDef, child: &TableDef) -> Result<(), SqlError> {
     let (p, c) = (bare(&parent.name), bare(&child.name));
     if let Some(extra) = (child.columns.iter()).find(|x| parent.column(&x.name).is_none()) {
@@ -466,12 +470,6 @@ fn attached_columns(parent: &TableDef, child: &TableDef) -> Result<(), SqlError>
             ));
         }
     }
-    let same_order = (child.columns.iter().zip(&parent.columns)).all(|(a, b)| a.name == b.name);
-    if !same_order {
-        return Err(SqlError::unsupported(
-            "attaching a table whose columns are in another order than its parent's",
-        ));
-    }
     Ok(())
 }
 
@@ -496,7 +494,9 @@ fn detach_foreign_keys(cx: &Ctx<'_>, txn: &mut Transaction, child: &str) -> Resu
                 continue;
             }
             let referenced = table_def(cx, txn, &fk.ref_table)?;
-            let columns = column_names(&relation.def, &fk.columns);
+            // (The ancestor's positions: the partition's columns may be
+            // in another order.)
+            let columns = column_names(&ancestor.def, &fk.columns);
             let ref_columns = column_names(&referenced, &fk.ref_columns);
             let request = folio_catalog::ForeignKeyRequest {
                 name: &c.name,
@@ -507,7 +507,7 @@ fn detach_foreign_keys(cx: &Ctx<'_>, txn: &mut Transaction, child: &str) -> Resu
                 on_update: fk.on_update,
                 deferrable: c.deferrable,
                 match_full: fk.match_full,
-                set_columns: &column_names(&relation.def, &fk.set_columns),
+                set_columns: &column_names(&ancestor.def, &fk.set_columns),
             };
             cx.db.catalog().add_foreign_key(txn, child, &request)?;
         }
@@ -794,12 +794,13 @@ pub fn after_key_or_index(
 /// The trees of `def`'s ancestors, its parent's first, each with the
 /// place of the partition on the way down to `def` among its siblings:
 /// the partition constraint of rows written into it is its own bound
-/// and every ancestor's (PostgreSQL's, which ANDs the parents' quals).
+/// and every ancestor's (PostgreSQL's, which ANDs the parents' quals);
+/// and the map from each ancestor's columns to `def`'s.
 pub fn ancestor_trees(
     cx: &Ctx<'_>,
     txn: &Transaction,
     def: &TableDef,
-) -> Result<Vec<(Tree, usize)>, SqlError> {
+) -> Result<Vec<(Tree, usize, Option<ColumnMap>)>, SqlError> {
     let mut out = Vec::new();
     let mut child = def.oid;
     let mut seen = vec![def.oid];
@@ -813,7 +814,8 @@ pub fn ancestor_trees(
         let Some(at) = tree.parts.iter().position(|p| p.oid == child) else {
             break;
         };
-        out.push((tree, at));
+        let map = ColumnMap::between(&parent.def, def);
+        out.push((tree, at, map));
         if seen.contains(&parent.def.oid) {
             return Err(SqlError::new("XX000", "a partition is its own ancestor"));
         }

@@ -78,7 +78,8 @@ impl KeyIndex {
         let mut parts = Vec::with_capacity(tree.parts.len());
         for part in &tree.parts {
             let relation = crate::access::relation(cx, txn, &part.name)?;
-            match KeyIndex::of(cx, txn, &relation, columns)? {
+            let columns = super::column_map::positions_in(part.map.as_ref(), columns);
+            match KeyIndex::of(cx, txn, &relation, &columns)? {
                 Some(lookup) => parts.push(lookup),
                 None => return Ok(None),
             }

@@ -16,12 +16,16 @@ use std::collections::HashMap;
 
 /// Whether `child`, an index of a partition, can stand for `parent`, an
 /// index of the partitioned table: the same key columns and expressions,
-/// predicate and uniqueness (a partition's columns are its parent's,
-/// position for position), and a constraint's index for a constraint's.
+/// predicate and uniqueness (the parent's columns at the partition's
+/// positions, `map`), and a constraint's index for a constraint's.
 /// As PostgreSQL 15's, the columns' order (DESC, NULLS FIRST) is not
 /// compared: `(b)` stands for `(b desc)`.
-pub fn stands_for(child: &IndexDef, parent: &IndexDef) -> bool {
-    child.columns == parent.columns
+pub fn stands_for(
+    child: &IndexDef,
+    parent: &IndexDef,
+    map: Option<&super::column_map::ColumnMap>,
+) -> bool {
+    child.columns == super::column_map::positions_in(map, &parent.columns)
         && child.exprs == parent.exprs
         && child.unique == parent.unique
         && child.primary == parent.primary
@@ -40,10 +44,11 @@ pub fn matched<'a>(
         indexes
     };
     let mut free = by_oid(child);
+    let map = super::column_map::ColumnMap::between(parent, child);
     by_oid(parent)
         .into_iter()
         .map(|index| {
-            let found = free.iter().position(|c| stands_for(c, index));
+            let found = free.iter().position(|c| stands_for(c, index, map.as_ref()));
             (index, found.map(|at| free.remove(at)))
         })
         .collect()

@@ -53,8 +53,9 @@ impl<'a> Leaves<'a> {
     /// Inserts `row`, a row of the partitioned table (defaults and
     /// generated columns made), into the leaf it routes to, through that
     /// leaf's BEFORE ROW triggers (a clone's may not send it elsewhere:
-    /// 0A000) and with its AFTER ROW triggers queued: the row written, or
-    /// `None` when a trigger skipped it.
+    /// 0A000) and with its AFTER ROW triggers queued: the row written (in
+    /// the partitioned table's column order), or `None` when a trigger
+    /// skipped it.
     pub fn insert(
         &self,
         cx: &Ctx<'_>,
@@ -62,9 +63,11 @@ impl<'a> Leaves<'a> {
         row: Vec<Value>,
         env: &Env<'_>,
     ) -> Result<Option<Vec<Value>>, SqlError> {
-        let Some((relation, constraints)) = self.constraints.leaf(&row)? else {
+        let Some((relation, constraints, map)) = self.constraints.leaf(&row)? else {
             return Err(SqlError::new("XX000", "routing a row of a plain table"));
         };
+        // (In the leaf's column order while there: `column_map.rs`.)
+        let row = super::column_map::down(map.as_ref(), row);
         let oid = relation.def.oid;
         let triggers = (self.triggers.iter()).find_map(|(o, t)| (*o == oid).then_some(t));
         let rule = RowRule {
@@ -78,7 +81,7 @@ impl<'a> Leaves<'a> {
             return Ok(None);
         };
         rule.insert_row(txn, row.clone(), env)?;
-        Ok(Some(row))
+        Ok(Some(super::column_map::up(map.as_ref(), row)))
     }
 
     /// Runs the queued AFTER ROW triggers of every leaf (and of `more`,

@@ -7,6 +7,8 @@
 //! - `bounds.rs`: a bound evaluated over the key's types; whether a row's
 //!   key lies in it (the one owner of "does this row belong here", used by
 //!   routing and by the partition constraint), overlap, PostgreSQL's text.
+//! - `column_map.rs`: a partition whose columns are in another order
+//!   than its parent's: rows and positions converted by name.
 //! - `hash.rs`: PostgreSQL's hash partitioning hash.
 //! - `constraint_text.rs`: PostgreSQL's text of a partition key and of a
 //!   partition's implied constraint (`pg_get_partkeydef`,
@@ -31,6 +33,7 @@
 //!   PARTITION OF, ATTACH and DETACH.
 
 pub mod bounds;
+pub mod column_map;
 pub mod columns;
 pub mod constraint_text;
 pub mod ddl;

@@ -5,6 +5,7 @@
 //! query's WHERE leaves ([`Tree::prune`]).
 
 use super::bounds::{Bound, Key};
+use super::column_map::ColumnMap;
 use crate::context::Ctx;
 use crate::error::SqlError;
 use crate::names;
@@ -22,6 +23,9 @@ pub struct Part {
     pub oid: u64,
     pub name: String,
     pub bound: Bound,
+    /// The partitioned table's columns to the partition's, when they are
+    /// in another order (`column_map.rs`).
+    pub map: Option<ColumnMap>,
 }
 
 /// A partitioned table's key and partitions, in creation order.
@@ -88,6 +92,7 @@ impl Tree {
                 oid: *oid,
                 name: name.clone(),
                 bound: Bound::evaluate(&spec, &key, &env)?,
+                map: ColumnMap::between(def, &child.def),
             });
         }
         Ok(Some(Tree {

@@ -158,6 +158,19 @@ fn plan_expanded(
         _ => None,
     };
     let statement = rewritten.as_ref().map_or(statement, |r| &r.statement);
+    // (Down to a relation with rules of the event: they rewrite it in
+    // turn.)
+    if let Some(rewritten) = &rewritten
+        && crate::rules::any()
+        && let Some(fired) = crate::rules::plan(cx, txn, statement)?
+    {
+        rewritten.refuse_checks_under_rules()?;
+        return Ok(Some(Plan::of_parts(
+            cx,
+            Kind::Rules(Box::new(fired)),
+            false,
+        )));
+    }
     if rewritten.is_some()
         && crate::instead_of::any()
         && let Some(instead) = crate::instead_of::plan(cx, txn, statement)?

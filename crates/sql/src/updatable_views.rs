@@ -12,7 +12,8 @@
 //!
 //! The rewrite works on the statement's syntax tree, one view at a time,
 //! down to a table (or to a view with an INSTEAD OF trigger of the
-//! event, which `instead_of.rs` then runs):
+//! event, which `instead_of.rs` then runs, or with rules of the event,
+//! which `rules.rs` then applies):
 //!
 //! - the target becomes `base AS q`, where `q` is the name the view's
 //!   columns were qualified with (the statement's alias, else the view's
@@ -88,41 +89,10 @@ fn session_columns<'a>(
                 Ok(Some(v.def.columns.iter().map(|c| c.name.clone()).collect()))
             }
             Some(_) => Ok(None),
+            // (A sequence read in FROM: no relation a change goes to.)
+            None if cx.db.catalog().sequence(txn, name)?.is_some() => Ok(None),
             None => Err(e),
         },
-    }
-}
-
-/// Whether view `def` is automatically updatable for `event` (for
-/// `information_schema.views`), read from the catalog alone.
-pub fn is_updatable(
-    catalog: &folio_catalog::Catalog,
-    txn: &Transaction,
-    def: &ViewDef,
-    event: Event,
-) -> Result<bool, SqlError> {
-    let columns_of = |name: &str| -> Result<Option<Vec<String>>, SqlError> {
-        if let Some(relation) = catalog.relation(txn, name)? {
-            return Ok((relation.def.matview.is_none()).then(|| {
-                relation
-                    .def
-                    .columns
-                    .iter()
-                    .map(|c| c.name.clone())
-                    .collect()
-            }));
-        }
-        Ok(match catalog.view(txn, name)? {
-            Some(v) if !v.def.materialized => {
-                Some(v.def.columns.iter().map(|c| c.name.clone()).collect())
-            }
-            _ => None,
-        })
-    };
-    match Level::of(&columns_of, def, event, "q") {
-        Ok(_) => Ok(true),
-        Err(e) if e.code == "55000" => Ok(false),
-        Err(e) => Err(e),
     }
 }
 
@@ -182,7 +152,8 @@ pub fn shape(def: &ViewDef, relation_of: &RelationOf<'_>) -> Shape {
 }
 
 /// PostgreSQL's `relation_is_updatable`: the events relation `oid`
-/// takes (a table all; a view those its INSTEAD OF triggers take, with
+/// takes (a table all; a view those its unconditional INSTEAD rules
+/// take, those its INSTEAD OF triggers take, with
 /// `include_triggers`, and those it takes automatically: all when one of
 /// its updatable columns is among `columns` (or any, for `None`), else
 /// DELETE, as far as its base relation takes them for the base columns
@@ -209,7 +180,10 @@ fn events_at(
         Updatable::Neither => return 0,
         Updatable::View(shape) => shape,
     };
-    let mut events = 0;
+    let mut events = crate::rules::instead_events(oid);
+    if events == ALL_EVENTS {
+        return events;
+    }
     if include_triggers {
         for (event, bit) in [
             (Event::Insert, INSERT_EVENT),
@@ -244,6 +218,9 @@ struct Level {
     def: ViewDef,
     /// The base relation, as the catalog names it.
     base: String,
+    /// Whether the view reads `ONLY` the base relation (not its
+    /// inheritance children): the statement then changes it alone.
+    only: bool,
     /// Per view column, its expression over `q.<base column>`, and the
     /// base column when it is a plain one (updatable).
     columns: Vec<(Expr, Option<String>)>,
@@ -318,7 +295,10 @@ pub fn rewrite(
         }
         cascaded |= option == CheckOption::Cascaded;
         level.rewrite(cx, txn, &mut out.statement, &qualifier, depth == 0)?;
-        next = view_target(cx, txn, &level.base, event)?;
+        // (A view below with rules of the event: its rules rewrite the
+        // statement on it in turn, as PostgreSQL's rewriter recurses.)
+        next = view_target(cx, txn, &level.base, event)?
+            .filter(|below| !crate::rules::any_of(below.def.oid, event));
     }
     Ok(Some(out))
 }
@@ -618,6 +598,7 @@ impl Level {
         Ok(Level {
             def: def.clone(),
             base,
+            only: crate::inheritance::syntax::only(name),
             columns,
             condition,
         })
@@ -668,11 +649,10 @@ impl Level {
         qualifier: &str,
         first: bool,
     ) -> Result<(), SqlError> {
-        let base_name = ObjectName(
-            (self.base.split('.'))
-                .map(|p| ObjectNamePart::Identifier(Ident::with_quote('"', p)))
-                .collect(),
-        );
+        let base_name = match self.only {
+            true => crate::inheritance::syntax::only_name(&self.base),
+            false => crate::inheritance::syntax::plain_name(&self.base),
+        };
         let alias = TableAlias {
             name: Ident::with_quote('"', qualifier),
             columns: Vec::new(),
@@ -994,6 +974,18 @@ impl VisitorMut for Unqualify<'_> {
 }
 
 impl Rewritten {
+    /// 0A000 if the statement carries check options while the rules of
+    /// the relation it reached rewrite it (their parts do not judge
+    /// them; PostgreSQL's would).
+    pub fn refuse_checks_under_rules(&self) -> Result<(), SqlError> {
+        match self.checks.first() {
+            Some((view, _)) => Err(SqlError::unsupported(format!(
+                "WITH CHECK OPTION of view \"{view}\" over a relation with rules"
+            ))),
+            None => Ok(()),
+        }
+    }
+
     /// Completes the plan of the rewritten statement: its check options
     /// bound over the table for its constraints to judge, and the
     /// privilege it needs on the table asked of the view instead (a view

@@ -1201,6 +1201,14 @@ fn original_with(
 }
 
 impl Fired {
+    /// The original statement's part, if it runs (no unconditional
+    /// INSTEAD rule dropped it).
+    pub fn original_mut(&mut self) -> Option<&mut Plan> {
+        (self.parts.iter_mut())
+            .find(|(_, role)| *role == Role::Original)
+            .map(|(plan, _)| plan)
+    }
+
     /// Runs the parts in order: the status is the original's if it ran,
     /// else the last INSTEAD action's of the original's command, else
     /// the command's with no rows (PostgreSQL's "Rules and Command

@@ -70,6 +70,8 @@ pub struct Rewritten {
     checks: Vec<(String, Expr)>,
     /// The name the statement qualifies the target's columns with.
     qualifier: String,
+    /// The relation the statement reached, as the catalog names it.
+    base: String,
 }
 
 /// [`ColumnsOf`] through the session's relations.
@@ -249,6 +251,7 @@ pub fn rewrite(
         views: Vec::new(),
         checks: Vec::new(),
         qualifier: qualifier.clone(),
+        base: String::new(),
     };
     let columns: Vec<String> = (view.def.columns.iter()).map(|c| c.name.clone()).collect();
     qualify_outer(
@@ -295,6 +298,7 @@ pub fn rewrite(
         }
         cascaded |= option == CheckOption::Cascaded;
         level.rewrite(cx, txn, &mut out.statement, &qualifier, depth == 0)?;
+        out.base = level.base.clone();
         // (A view below with rules of the event: its rules rewrite the
         // statement on it in turn, as PostgreSQL's rewriter recurses.)
         next = view_target(cx, txn, &level.base, event)?
@@ -974,16 +978,39 @@ impl VisitorMut for Unqualify<'_> {
 }
 
 impl Rewritten {
-    /// 0A000 if the statement carries check options while the rules of
-    /// the relation it reached rewrite it (their parts do not judge
-    /// them; PostgreSQL's would).
-    pub fn refuse_checks_under_rules(&self) -> Result<(), SqlError> {
-        match self.checks.first() {
-            Some((view, _)) => Err(SqlError::unsupported(format!(
-                "WITH CHECK OPTION of view \"{view}\" over a relation with rules"
-            ))),
-            None => Ok(()),
+    /// The check options' conditions, each with its view, bound over
+    /// `columns`: those of the relation the statement reached.
+    pub fn checks(
+        &self,
+        columns: &(impl crate::scalar::Columns + ?Sized),
+    ) -> Result<Vec<(String, crate::scalar::Scalar)>, SqlError> {
+        (self.checks.iter())
+            .map(|(view, condition)| {
+                let mut e = condition.clone();
+                let _ = e.visit(&mut Unqualify(&self.qualifier));
+                Ok((view.clone(), crate::scalar::bind(&e, columns)?))
+            })
+            .collect()
+    }
+
+    /// Adds the check options to `change`, the statement's original part
+    /// that rules of the relation it reached left (an INSTEAD rule's
+    /// actions take none, as PostgreSQL's: its product queries carry no
+    /// check option). 0A000 when the part changes another relation (its
+    /// rules went on through a view).
+    pub fn apply_under_rules(&self, change: &mut Change) -> Result<(), SqlError> {
+        if self.checks.is_empty() {
+            return Ok(());
         }
+        if change.target().def.name != self.base {
+            return Err(SqlError::unsupported(format!(
+                "WITH CHECK OPTION of view \"{}\" over a view with rules",
+                self.checks[0].0
+            )));
+        }
+        let checks = self.checks(change.target().as_ref())?;
+        change.constraints_mut().add_view_checks(checks);
+        Ok(())
     }
 
     /// Completes the plan of the rewritten statement: its check options
@@ -992,13 +1019,7 @@ impl Rewritten {
     /// changes its base with its own rights, as it reads it).
     pub fn apply(&self, cx: &Ctx<'_>, change: &mut Change) -> Result<(), SqlError> {
         let relation = change.target().clone();
-        let checks = (self.checks.iter())
-            .map(|(view, condition)| {
-                let mut e = condition.clone();
-                let _ = e.visit(&mut Unqualify(&self.qualifier));
-                Ok((view.clone(), crate::scalar::bind(&e, relation.as_ref())?))
-            })
-            .collect::<Result<Vec<_>, SqlError>>()?;
+        let checks = self.checks(relation.as_ref())?;
         change.constraints_mut().add_view_checks(checks);
         // The session's role needs on the outermost view what the
         // statement needs on the table; each view's owner needs it on the

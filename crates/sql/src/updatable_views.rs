@@ -682,6 +682,20 @@ impl Level {
                 insert.columns = (listed.iter())
                     .map(|c| self.target(c, false).map(|c| Ident::with_quote('"', c)))
                     .collect::<Result<_, _>>()?;
+                // Two view columns of one base column (a list naming one
+                // column twice is the INSERT's own 42701, later).
+                let distinct = |names: Vec<String>| {
+                    let mut seen = std::collections::HashSet::new();
+                    names.into_iter().find(|n| !seen.insert(n.clone()))
+                };
+                if distinct(listed.clone()).is_none()
+                    && let Some(twice) = distinct(insert.columns.iter().map(names::ident).collect())
+                {
+                    return Err(SqlError::new(
+                        "42601",
+                        format!("multiple assignments to same column \"{twice}\""),
+                    ));
+                }
                 insert.table = TableObject::TableName(base_name.clone());
                 insert.table_alias = Some(alias.name.clone());
                 if let Some(OnInsert::OnConflict(on)) = &mut insert.on {

@@ -502,21 +502,10 @@ impl CatalogFunc {
                 let triggers = args[1] == Value::Bool(true);
                 Value::Int4(lookups()?.updatable_events(oid, triggers, None))
             }
-            // PostgreSQL's: the column takes UPDATE and DELETE (a system
-            // column none).
             CatalogFunc::ColumnIsUpdatable => {
-                use crate::updatable_views::{DELETE_EVENT, UPDATE_EVENT};
                 let oid = u64::try_from(number(&args[0])?).unwrap_or(0);
-                let attnum = number(&args[1])?;
                 let triggers = args[2] == Value::Bool(true);
-                let wanted = UPDATE_EVENT | DELETE_EVENT;
-                Value::Bool(match usize::try_from(attnum - 1) {
-                    Ok(column) => {
-                        let events = lookups()?.updatable_events(oid, triggers, Some(&[column]));
-                        events & wanted == wanted
-                    }
-                    Err(_) => false,
-                })
+                Value::Bool(lookups()?.column_is_updatable(oid, number(&args[1])?, triggers))
             }
             CatalogFunc::Size(what) => {
                 let oid = regclass_arg(&args[0], lookups()?)?;

@@ -1958,7 +1958,7 @@ fn column_names(relation: &Relation, columns: &[usize]) -> String {
 }
 
 /// Values as PostgreSQL's DETAIL lines print them (`null` for NULL).
-fn row_text(values: &[Value]) -> Result<String, SqlError> {
+pub(crate) fn row_text(values: &[Value]) -> Result<String, SqlError> {
     Ok(values
         .iter()
         .map(|v| Ok(types::text_output(v).unwrap_or_else(|| "null".into())))

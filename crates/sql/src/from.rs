@@ -1519,7 +1519,10 @@ fn base(
         let expanded = base(cx, txn, &factor, before, outer, pushed, false);
         cx.checked_as.set(checker);
         let (base, mut table) = expanded?;
-        crate::views::check_shape(&view.def, &table.types)?;
+        // (Its query's types may go on with an ORDER BY's hidden keys,
+        // which are no columns of it.)
+        let shown = table.names.len().min(table.types.len());
+        crate::views::check_shape(&view.def, &table.types[..shown])?;
         // A whole-row reference to a view is of its row type.
         table.row_type = crate::user_types::row_type_of(view.def.oid)
             .filter(|t| t.fields.len() == table.types.len());

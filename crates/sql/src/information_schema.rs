@@ -13,8 +13,10 @@
 
 use crate::catalog_functions::type_name;
 use crate::error::SqlError;
+use crate::lookups::Lookups;
 use crate::system::SystemRelation;
 use crate::types;
+use crate::updatable_views::{DELETE_EVENT, INSERT_EVENT, UPDATE_EVENT};
 use folio_catalog::{Catalog, ConstraintKind, RefAction, SequenceDef, TableDef};
 use folio_db::Transaction;
 use folio_row::{SqlType, Value};
@@ -271,16 +273,12 @@ impl View {
                     }
                     out.push(row);
                 }
+                let lookups = Lookups::read_names(catalog, txn)?;
                 for view in catalog.views(txn)? {
                     let (schema, name) = folio_catalog::split_schema(&view.name);
                     let mut row = table(schema, name, true);
-                    let insertable = crate::updatable_views::is_updatable(
-                        catalog,
-                        txn,
-                        &view,
-                        crate::triggers::Event::Insert,
-                    )?;
-                    row[9] = text(yes_no(insertable));
+                    let events = lookups.updatable_events(view.oid, false, None);
+                    row[9] = text(yes_no(events & INSERT_EVENT != 0));
                     out.push(row);
                 }
                 for relation in SystemRelation::all() {
@@ -332,6 +330,7 @@ impl View {
                         out.push(row);
                     }
                 }
+                let lookups = Lookups::read_names(catalog, txn)?;
                 for view in catalog.views(txn)? {
                     for (n, column) in view.columns.iter().enumerate() {
                         let Some(ty) = crate::user_types::of_oid(column.type_oid, column.typmod)
@@ -339,13 +338,16 @@ impl View {
                             continue;
                         };
                         let (schema, name) = folio_catalog::split_schema(&view.name);
-                        out.push(column_row(
+                        let mut row = column_row(
                             (schema, name, &column.name, n as i16 + 1),
                             ty,
                             Value::Null,
                             true,
                             (None, None),
-                        ));
+                        );
+                        let updatable = lookups.column_is_updatable(view.oid, n as i64 + 1, false);
+                        *row.last_mut().expect("is_updatable") = text(yes_no(updatable));
+                        out.push(row);
                     }
                 }
                 for relation in SystemRelation::all() {
@@ -367,25 +369,28 @@ impl View {
                 }
             }
             View::Views => {
-                // Updatable: `updatable_views.rs` (UPDATE counts when
-                // DELETE does too, as PostgreSQL's).
+                // Updatable: PostgreSQL's `pg_relation_is_updatable(oid,
+                // false)` (UPDATE counts when DELETE does too); trigger
+                // updatable: an INSTEAD OF row trigger of the event.
                 use crate::triggers::Event;
+                let lookups = Lookups::read_names(catalog, txn)?;
                 for view in catalog.views(txn)? {
                     let (schema, name) = folio_catalog::split_schema(&view.name);
-                    let can =
-                        |event| crate::updatable_views::is_updatable(catalog, txn, &view, event);
-                    let updatable = can(Event::Update)? && can(Event::Delete)?;
-                    let insertable = can(Event::Insert)?;
+                    let events = lookups.updatable_events(view.oid, false, None);
+                    let both = UPDATE_EVENT | DELETE_EVENT;
                     let mut row = vec![
                         text(DATABASE),
                         text(schema),
                         text(name),
                         text(&crate::system::view_definition(catalog, txn, view.oid)?),
                         text(view.check_option.name()),
-                        text(yes_no(updatable)),
-                        text(yes_no(insertable)),
+                        text(yes_no(events & both == both)),
+                        text(yes_no(events & INSERT_EVENT != 0)),
                     ];
-                    row.extend((0..3).map(|_| text("NO")));
+                    row.extend(
+                        [Event::Update, Event::Delete, Event::Insert]
+                            .map(|e| text(yes_no(crate::triggers::declares_instead(view.oid, e)))),
+                    );
                     out.push(row);
                 }
             }

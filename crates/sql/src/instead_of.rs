@@ -43,6 +43,9 @@ pub struct Instead {
     /// the view column of each SET value (after the view's columns).
     targets: Vec<usize>,
     returning: Returning,
+    /// The check options of the views above it (each with its view)
+    /// that the rows the triggers return must meet (`updatable_views.rs`).
+    checks: Vec<(String, crate::scalar::Scalar)>,
 }
 
 /// Whether any INSTEAD OF trigger is in scope: the one test a row change
@@ -207,6 +210,7 @@ pub fn plan(
         rows,
         targets,
         returning,
+        checks: Vec::new(),
     }))
 }
 
@@ -266,10 +270,7 @@ impl Instead {
         txn: &mut Transaction,
         env: &Env<'_>,
     ) -> Result<Output, SqlError> {
-        let columns: Vec<(String, SqlType)> = (self.view.columns.iter())
-            .zip(&self.types)
-            .map(|(c, t)| (c.name.clone(), *t))
-            .collect();
+        let columns = self.columns();
         let triggers =
             Triggers::of_target(self.view.oid, &self.view.name, columns, self.event, &[])?
                 .ok_or_else(|| {
@@ -310,6 +311,9 @@ impl Instead {
             let Some(done) = triggers.before(cx, txn, old.as_deref(), new)? else {
                 continue;
             };
+            if self.event != Event::Delete {
+                self.check(&done, env)?;
+            }
             count += 1;
             if let Some((items, _, _)) = &self.returning {
                 out.push(project(items, &done, env)?);
@@ -322,6 +326,38 @@ impl Instead {
             _ => format!("DELETE {count}"),
         };
         finish(&self.returning, out, tag)
+    }
+
+    /// The view's columns: what [`Instead::add_view_checks`]' conditions
+    /// are bound over.
+    pub fn columns(&self) -> Vec<(String, SqlType)> {
+        (self.view.columns.iter())
+            .zip(&self.types)
+            .map(|(c, t)| (c.name.clone(), *t))
+            .collect()
+    }
+
+    /// Adds check options of the views above the view.
+    pub fn add_view_checks(&mut self, checks: Vec<(String, crate::scalar::Scalar)>) {
+        self.checks.extend(checks);
+    }
+
+    /// PostgreSQL's 44000 unless `row` (as the triggers returned it)
+    /// meets every check option.
+    fn check(&self, row: &[Value], env: &Env<'_>) -> Result<(), SqlError> {
+        for (view, condition) in &self.checks {
+            if condition.eval(row, env)? != Value::Bool(true) {
+                return Err(SqlError::new(
+                    "44000",
+                    format!("new row violates check option for view \"{view}\""),
+                )
+                .with_detail(format!(
+                    "Failing row contains ({}).",
+                    crate::constraints::row_text(row)?
+                )));
+            }
+        }
+        Ok(())
     }
 
     /// Its parameters' types, as its rows' query infers them.

@@ -302,6 +302,20 @@ impl Lookups {
         crate::updatable_views::events(&relation, oid, include_triggers, columns)
     }
 
+    /// `pg_column_is_updatable(oid, attnum, include_triggers)`:
+    /// PostgreSQL's, the relation takes UPDATE and DELETE for the column
+    /// (a system column, `attnum` < 1, neither).
+    pub fn column_is_updatable(&self, oid: u64, attnum: i64, include_triggers: bool) -> bool {
+        use crate::updatable_views::{DELETE_EVENT, UPDATE_EVENT};
+        let wanted = UPDATE_EVENT | DELETE_EVENT;
+        match usize::try_from(attnum - 1) {
+            Ok(column) => {
+                self.updatable_events(oid, include_triggers, Some(&[column])) & wanted == wanted
+            }
+            Err(_) => false,
+        }
+    }
+
     /// The shape of view `oid`, parsed when first asked for.
     fn shape(&self, oid: u64) -> Option<crate::updatable_views::Shape> {
         let def = self.view_defs.get(&oid)?;

@@ -47,6 +47,28 @@ pub fn any() -> bool {
     crate::object_scope::with(|lists| lists.is_some_and(|l| !l.rules.is_empty()))
 }
 
+/// The events relation `relation` has an unconditional INSTEAD rule of,
+/// as PostgreSQL's `relation_is_updatable` bits (`1 << CmdType`, which
+/// `ev_type` is): such a rule takes the event over whatever the relation
+/// is.
+pub fn instead_events(relation: u64) -> i32 {
+    (in_scope().iter())
+        .filter(|r| r.relation == relation && r.instead && r.condition.is_none())
+        .fold(0, |events, r| events | 1 << (r.event - b'0'))
+}
+
+/// Whether relation `relation` has a rule of `event` (then the rules
+/// rewrite a change of it, not the updatable view's rewrite).
+pub fn any_of(relation: u64, event: crate::triggers::Event) -> bool {
+    let event = match event {
+        crate::triggers::Event::Insert => RULE_INSERT,
+        crate::triggers::Event::Update => RULE_UPDATE,
+        crate::triggers::Event::Delete => RULE_DELETE,
+        crate::triggers::Event::Truncate => return false,
+    };
+    (in_scope().iter()).any(|r| r.relation == relation && r.event == event)
+}
+
 thread_local! {
     /// The relations and events whose rules are being applied (an
     /// action planned while its rule's relation is here of the same
@@ -991,18 +1013,27 @@ fn returning_through(
             ),
         ));
     }
+    // The name the statement qualifies its target's columns with: its
+    // alias, else the relation's last name.
+    let named = |name: &sqlparser::ast::ObjectName, alias: Option<&Ident>| match alias {
+        Some(alias) => Some(names::ident(alias)),
+        None => names::parts(name).and_then(|p| p.last().cloned()),
+    };
+    let target_of = |t: &TableWithJoins| match &t.relation {
+        TableFactor::Table { name, alias, .. } => named(name, alias.as_ref().map(|a| &a.name)),
+        _ => None,
+    };
     let qualifier = match statement {
-        Statement::Update { table, .. } => Some(qualifier(table)?),
+        Statement::Update { table, .. } => target_of(table),
         Statement::Delete(d) => match &d.from {
-            FromTable::WithFromKeyword(f) | FromTable::WithoutKeyword(f) => Some(qualifier(&f[0])?),
+            FromTable::WithFromKeyword(f) | FromTable::WithoutKeyword(f) => target_of(&f[0]),
         },
         Statement::Insert(i) => match &i.table {
-            TableObject::TableName(n) => Some(n.to_string()),
+            TableObject::TableName(n) => named(n, i.table_alias.as_ref()),
             _ => None,
         },
         _ => None,
     };
-    let qualifier = qualifier.map(|q| q.rsplit('.').next().unwrap_or("").to_ascii_lowercase());
     let column_of = |e: &Expr| -> Option<usize> {
         let name = match e {
             Expr::Identifier(id) => names::ident(id),
@@ -1170,6 +1201,14 @@ fn original_with(
 }
 
 impl Fired {
+    /// The original statement's part, if it runs (no unconditional
+    /// INSTEAD rule dropped it).
+    pub fn original_mut(&mut self) -> Option<&mut Plan> {
+        (self.parts.iter_mut())
+            .find(|(_, role)| *role == Role::Original)
+            .map(|(plan, _)| plan)
+    }
+
     /// Runs the parts in order: the status is the original's if it ran,
     /// else the last INSTEAD action's of the original's command, else
     /// the command's with no rows (PostgreSQL's "Rules and Command

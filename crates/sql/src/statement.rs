@@ -158,10 +158,28 @@ fn plan_expanded(
         _ => None,
     };
     let statement = rewritten.as_ref().map_or(statement, |r| &r.statement);
-    if rewritten.is_some()
-        && crate::instead_of::any()
-        && let Some(instead) = crate::instead_of::plan(cx, txn, statement)?
+    // (Down to a relation with rules of the event: they rewrite it in
+    // turn.)
+    if let Some(rewritten) = &rewritten
+        && crate::rules::any()
+        && let Some(mut fired) = crate::rules::plan(cx, txn, statement)?
     {
+        if let Some(change) = fired.original_mut().and_then(Plan::change_mut) {
+            rewritten.apply_under_rules(change)?;
+        }
+        return Ok(Some(Plan::of_parts(
+            cx,
+            Kind::Rules(Box::new(fired)),
+            false,
+        )));
+    }
+    if let Some(rewritten) = &rewritten
+        && crate::instead_of::any()
+        && let Some(mut instead) = crate::instead_of::plan(cx, txn, statement)?
+    {
+        // (The check options of the views above judge the rows the
+        // triggers return; the trigger view's own take no part.)
+        instead.add_view_checks(rewritten.checks(instead.columns().as_slice())?);
         return finish(cx, statement, Kind::Instead(Box::new(instead))).map(Some);
     }
     let mut what = match statement {
@@ -342,6 +360,14 @@ impl Kept {
 }
 
 impl Plan {
+    /// The row change it is, if it is one of one relation.
+    pub(crate) fn change_mut(&mut self) -> Option<&mut Change> {
+        match &mut self.what {
+            Kind::Change(change) => Some(change),
+            _ => None,
+        }
+    }
+
     /// A plan made of statements planned each on its own (a WITH's
     /// data-modifying parts, a rule's parts): nothing of its own to
     /// check or count; what planning them needed is taken from `cx`.

@@ -131,6 +131,14 @@ pub fn fires_instead(view: u64, event: Event) -> bool {
     any_in_scope(|t| t.kind & TRIGGER_INSTEAD != 0 && fires(t, view, event))
 }
 
+/// Whether view `view` declares an INSTEAD OF trigger of `event`,
+/// enabled or not (`information_schema.views`' `is_trigger_*`, which
+/// read `pg_trigger.tgtype` alone).
+pub fn declares_instead(view: u64, event: Event) -> bool {
+    let wanted = TRIGGER_ROW | TRIGGER_INSTEAD | event.bit();
+    any_in_scope(|t| t.table == view && t.kind & wanted == wanted)
+}
+
 /// Whether table `table` has an enabled trigger (row or statement) of
 /// `event`: the one test a statement makes when it has none.
 pub fn fires_any(table: u64, event: Event) -> bool {

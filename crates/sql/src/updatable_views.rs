@@ -12,7 +12,8 @@
 //!
 //! The rewrite works on the statement's syntax tree, one view at a time,
 //! down to a table (or to a view with an INSTEAD OF trigger of the
-//! event, which `instead_of.rs` then runs):
+//! event, which `instead_of.rs` then runs, or with rules of the event,
+//! which `rules.rs` then applies):
 //!
 //! - the target becomes `base AS q`, where `q` is the name the view's
 //!   columns were qualified with (the statement's alias, else the view's
@@ -69,6 +70,8 @@ pub struct Rewritten {
     checks: Vec<(String, Expr)>,
     /// The name the statement qualifies the target's columns with.
     qualifier: String,
+    /// The relation the statement reached, as the catalog names it.
+    base: String,
 }
 
 /// [`ColumnsOf`] through the session's relations.
@@ -88,41 +91,10 @@ fn session_columns<'a>(
                 Ok(Some(v.def.columns.iter().map(|c| c.name.clone()).collect()))
             }
             Some(_) => Ok(None),
+            // (A sequence read in FROM: no relation a change goes to.)
+            None if cx.db.catalog().sequence(txn, name)?.is_some() => Ok(None),
             None => Err(e),
         },
-    }
-}
-
-/// Whether view `def` is automatically updatable for `event` (for
-/// `information_schema.views`), read from the catalog alone.
-pub fn is_updatable(
-    catalog: &folio_catalog::Catalog,
-    txn: &Transaction,
-    def: &ViewDef,
-    event: Event,
-) -> Result<bool, SqlError> {
-    let columns_of = |name: &str| -> Result<Option<Vec<String>>, SqlError> {
-        if let Some(relation) = catalog.relation(txn, name)? {
-            return Ok((relation.def.matview.is_none()).then(|| {
-                relation
-                    .def
-                    .columns
-                    .iter()
-                    .map(|c| c.name.clone())
-                    .collect()
-            }));
-        }
-        Ok(match catalog.view(txn, name)? {
-            Some(v) if !v.def.materialized => {
-                Some(v.def.columns.iter().map(|c| c.name.clone()).collect())
-            }
-            _ => None,
-        })
-    };
-    match Level::of(&columns_of, def, event, "q") {
-        Ok(_) => Ok(true),
-        Err(e) if e.code == "55000" => Ok(false),
-        Err(e) => Err(e),
     }
 }
 
@@ -182,7 +154,8 @@ pub fn shape(def: &ViewDef, relation_of: &RelationOf<'_>) -> Shape {
 }
 
 /// PostgreSQL's `relation_is_updatable`: the events relation `oid`
-/// takes (a table all; a view those its INSTEAD OF triggers take, with
+/// takes (a table all; a view those its unconditional INSTEAD rules
+/// take, those its INSTEAD OF triggers take, with
 /// `include_triggers`, and those it takes automatically: all when one of
 /// its updatable columns is among `columns` (or any, for `None`), else
 /// DELETE, as far as its base relation takes them for the base columns
@@ -209,7 +182,10 @@ fn events_at(
         Updatable::Neither => return 0,
         Updatable::View(shape) => shape,
     };
-    let mut events = 0;
+    let mut events = crate::rules::instead_events(oid);
+    if events == ALL_EVENTS {
+        return events;
+    }
     if include_triggers {
         for (event, bit) in [
             (Event::Insert, INSERT_EVENT),
@@ -244,6 +220,9 @@ struct Level {
     def: ViewDef,
     /// The base relation, as the catalog names it.
     base: String,
+    /// Whether the view reads `ONLY` the base relation (not its
+    /// inheritance children): the statement then changes it alone.
+    only: bool,
     /// Per view column, its expression over `q.<base column>`, and the
     /// base column when it is a plain one (updatable).
     columns: Vec<(Expr, Option<String>)>,
@@ -272,6 +251,7 @@ pub fn rewrite(
         views: Vec::new(),
         checks: Vec::new(),
         qualifier: qualifier.clone(),
+        base: String::new(),
     };
     let columns: Vec<String> = (view.def.columns.iter()).map(|c| c.name.clone()).collect();
     qualify_outer(
@@ -318,7 +298,11 @@ pub fn rewrite(
         }
         cascaded |= option == CheckOption::Cascaded;
         level.rewrite(cx, txn, &mut out.statement, &qualifier, depth == 0)?;
-        next = view_target(cx, txn, &level.base, event)?;
+        out.base = level.base.clone();
+        // (A view below with rules of the event: its rules rewrite the
+        // statement on it in turn, as PostgreSQL's rewriter recurses.)
+        next = view_target(cx, txn, &level.base, event)?
+            .filter(|below| !crate::rules::any_of(below.def.oid, event));
     }
     Ok(Some(out))
 }
@@ -618,6 +602,7 @@ impl Level {
         Ok(Level {
             def: def.clone(),
             base,
+            only: crate::inheritance::syntax::only(name),
             columns,
             condition,
         })
@@ -668,11 +653,10 @@ impl Level {
         qualifier: &str,
         first: bool,
     ) -> Result<(), SqlError> {
-        let base_name = ObjectName(
-            (self.base.split('.'))
-                .map(|p| ObjectNamePart::Identifier(Ident::with_quote('"', p)))
-                .collect(),
-        );
+        let base_name = match self.only {
+            true => crate::inheritance::syntax::only_name(&self.base),
+            false => crate::inheritance::syntax::plain_name(&self.base),
+        };
         let alias = TableAlias {
             name: Ident::with_quote('"', qualifier),
             columns: Vec::new(),
@@ -698,6 +682,20 @@ impl Level {
                 insert.columns = (listed.iter())
                     .map(|c| self.target(c, false).map(|c| Ident::with_quote('"', c)))
                     .collect::<Result<_, _>>()?;
+                // Two view columns of one base column (a list naming one
+                // column twice is the INSERT's own 42701, later).
+                let distinct = |names: Vec<String>| {
+                    let mut seen = std::collections::HashSet::new();
+                    names.into_iter().find(|n| !seen.insert(n.clone()))
+                };
+                if distinct(listed.clone()).is_none()
+                    && let Some(twice) = distinct(insert.columns.iter().map(names::ident).collect())
+                {
+                    return Err(SqlError::new(
+                        "42601",
+                        format!("multiple assignments to same column \"{twice}\""),
+                    ));
+                }
                 insert.table = TableObject::TableName(base_name.clone());
                 insert.table_alias = Some(alias.name.clone());
                 if let Some(OnInsert::OnConflict(on)) = &mut insert.on {
@@ -994,19 +992,48 @@ impl VisitorMut for Unqualify<'_> {
 }
 
 impl Rewritten {
+    /// The check options' conditions, each with its view, bound over
+    /// `columns`: those of the relation the statement reached.
+    pub fn checks(
+        &self,
+        columns: &(impl crate::scalar::Columns + ?Sized),
+    ) -> Result<Vec<(String, crate::scalar::Scalar)>, SqlError> {
+        (self.checks.iter())
+            .map(|(view, condition)| {
+                let mut e = condition.clone();
+                let _ = e.visit(&mut Unqualify(&self.qualifier));
+                Ok((view.clone(), crate::scalar::bind(&e, columns)?))
+            })
+            .collect()
+    }
+
+    /// Adds the check options to `change`, the statement's original part
+    /// that rules of the relation it reached left (an INSTEAD rule's
+    /// actions take none, as PostgreSQL's: its product queries carry no
+    /// check option). 0A000 when the part changes another relation (its
+    /// rules went on through a view).
+    pub fn apply_under_rules(&self, change: &mut Change) -> Result<(), SqlError> {
+        if self.checks.is_empty() {
+            return Ok(());
+        }
+        if change.target().def.name != self.base {
+            return Err(SqlError::unsupported(format!(
+                "WITH CHECK OPTION of view \"{}\" over a view with rules",
+                self.checks[0].0
+            )));
+        }
+        let checks = self.checks(change.target().as_ref())?;
+        change.constraints_mut().add_view_checks(checks);
+        Ok(())
+    }
+
     /// Completes the plan of the rewritten statement: its check options
     /// bound over the table for its constraints to judge, and the
     /// privilege it needs on the table asked of the view instead (a view
     /// changes its base with its own rights, as it reads it).
     pub fn apply(&self, cx: &Ctx<'_>, change: &mut Change) -> Result<(), SqlError> {
         let relation = change.target().clone();
-        let checks = (self.checks.iter())
-            .map(|(view, condition)| {
-                let mut e = condition.clone();
-                let _ = e.visit(&mut Unqualify(&self.qualifier));
-                Ok((view.clone(), crate::scalar::bind(&e, relation.as_ref())?))
-            })
-            .collect::<Result<Vec<_>, SqlError>>()?;
+        let checks = self.checks(relation.as_ref())?;
         change.constraints_mut().add_view_checks(checks);
         // The session's role needs on the outermost view what the
         // statement needs on the table; each view's owner needs it on the

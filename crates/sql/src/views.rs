@@ -270,6 +270,7 @@ pub(crate) fn parse_text(name: &str, text: &str) -> Result<Box<Query>, SqlError>
         .map_err(|at| broken(format!("at {}", tokens[at])))?;
     crate::search_cycle::mark(&mut tokens, &crate::position::Text::new(text))
         .map_err(|e| broken(e.message))?;
+    crate::inheritance::syntax::mark(&mut tokens);
     sqlparser::parser::Parser::new(&dialect)
         .with_tokens_with_locations(tokens)
         .parse_query()
@@ -278,11 +279,13 @@ pub(crate) fn parse_text(name: &str, text: &str) -> Result<Box<Query>, SqlError>
 
 /// The text a view's (or materialized view's) `query` is stored as: as
 /// sqlparser prints it, with each window's EXCLUDE clause and each
-/// recursive item's SEARCH / CYCLE written back in SQL
-/// (`window_frame::written_exclusions`, `search_cycle::written_back`),
+/// recursive item's SEARCH / CYCLE and each `ONLY name` written back in
+/// SQL (`window_frame::written_exclusions`, `search_cycle::written_back`,
+/// `inheritance::syntax::written_only`),
 /// which [`parse_text`] reads.
 pub(crate) fn stored_text(query: &Query) -> String {
     let text = crate::window_frame::written_exclusions(&query.to_string());
+    let text = crate::inheritance::syntax::written_only(&text);
     crate::search_cycle::written_back(&text)
 }
 

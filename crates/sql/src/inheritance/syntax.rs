@@ -32,6 +32,18 @@ pub fn mark_only(name: &mut ObjectName) {
     }
 }
 
+/// `name` without [`mark_only`]'s mark (its last part quoted instead:
+/// the mark's part is already folded).
+pub fn unmarked(name: &ObjectName) -> ObjectName {
+    let mut name = name.clone();
+    if let Some(ObjectNamePart::Identifier(id)) = name.0.last_mut()
+        && id.quote_style == Some(ONLY_MARK)
+    {
+        id.quote_style = Some('"');
+    }
+    name
+}
+
 /// Stored relation name `name` as a name written after `ONLY`.
 pub fn only_name(name: &str) -> ObjectName {
     marked_name(name, ONLY_MARK)
@@ -149,6 +161,37 @@ pub fn mark(tokens: &mut Vec<TokenWithSpan>) {
         }
         at += 1;
     }
+}
+
+/// `text` (a query as sqlparser prints it) with each name marked as
+/// written after `ONLY` written so again (`ONLY "name"`), as a view's
+/// stored query keeps it for [`mark`] to read back: PostgreSQL's
+/// tokenizer reads the mark's quote as a lone character each side.
+pub fn written_only(text: &str) -> String {
+    let dialect = sqlparser::dialect::PostgreSqlDialect {};
+    let Ok(tokens) = sqlparser::tokenizer::Tokenizer::new(&dialect, text).tokenize_with_location()
+    else {
+        return text.to_string();
+    };
+    let position = crate::position::Text::new(text);
+    // (Positions are 1-based, in characters.)
+    let chars: Vec<char> = text.chars().collect();
+    let marks: Vec<usize> = (tokens.iter())
+        .filter(|t| t.token == Token::Char(ONLY_MARK))
+        .filter_map(|t| position.position(t.span.start))
+        .map(|p| p - 1)
+        .collect();
+    let mut out = String::with_capacity(text.len() + 8);
+    let mut copied = 0;
+    for pair in marks.chunks_exact(2) {
+        let (open, close) = (pair[0], pair[1]);
+        let name: String = chars[open + 1..close].iter().collect();
+        out.extend(&chars[copied..open]);
+        out.push_str(&format!("ONLY \"{}\"", name.replace('"', "\"\"")));
+        copied = close + 1;
+    }
+    out.extend(&chars[copied.min(chars.len())..]);
+    out
 }
 
 /// Whether table constraint `constraint` was written `NO INHERIT`

@@ -118,6 +118,15 @@ impl Printer<'_> {
                     }
                     return;
                 }
+                let unmarked;
+                let name = match crate::inheritance::syntax::only(name) {
+                    true => {
+                        self.out.push_str("ONLY ");
+                        unmarked = crate::inheritance::syntax::unmarked(name);
+                        &unmarked
+                    }
+                    false => name,
+                };
                 let bare = last_part(name);
                 let cte = name.0.len() == 1 && self.ctes.iter().any(|(n, _)| *n == bare);
                 let printed = match cte {

@@ -250,6 +250,29 @@ enum NumToken {
     Unprinted,
 }
 
+/// A float's template with its fraction places cut so that its integer
+/// digits and fraction digits are at most `digits` (`FLT_DIG`, 6, or
+/// `DBL_DIG`, 15), as PostgreSQL's `float4_to_char` / `float8_to_char`
+/// cut them: the last fraction places go, and the point with them when
+/// none is left.
+fn float_places(mut tokens: Vec<NumToken>, x: f64, digits: usize) -> Vec<NumToken> {
+    let Some(point) = tokens.iter().position(|t| *t == NumToken::Point) else {
+        return tokens;
+    };
+    let integer_digits = format!("{:.0}", x.abs()).len();
+    let places: Vec<usize> = (point + 1..tokens.len())
+        .filter(|&i| matches!(tokens[i], NumToken::Digit { .. }))
+        .collect();
+    let kept = digits.saturating_sub(integer_digits).min(places.len());
+    for &i in places[kept..].iter().rev() {
+        tokens.remove(i);
+    }
+    if kept == 0 {
+        tokens.remove(point);
+    }
+    tokens
+}
+
 /// `to_char` of a number: PostgreSQL's template patterns `9`, `0`, `.`,
 /// `D`, `,`, `G`, `S`, `MI`, `PR`, `FM`, `TH`; other characters are copied.
 /// Rounded to the template's fraction digits (a numeric half away from
@@ -291,6 +314,11 @@ pub fn format_number(value: &folio_row::Value, template: &str) -> Result<String,
             "to_char of a number with L, V, PL, SG, RN or EEEE",
         ));
     }
+    let tokens = match value {
+        Value::Float4(x) if x.is_finite() => float_places(tokens, f64::from(*x), 6),
+        Value::Float8(x) if x.is_finite() => float_places(tokens, *x, 15),
+        _ => tokens,
+    };
     let point = tokens.iter().position(|t| *t == NumToken::Point);
     let digits_in = |ts: &[NumToken]| {
         ts.iter()
@@ -381,8 +409,9 @@ pub fn format_number(value: &folio_row::Value, template: &str) -> Result<String,
     let word = !overflow && special;
     let frac_shown = match (word, fill) {
         (true, _) => 0,
-        (false, true) => frac_fm,
-        (false, false) => frac_places,
+        // (An overflow fills every place with `#`, FM or not.)
+        (false, true) if !overflow => frac_fm,
+        (false, _) => frac_places,
     };
     let explicit = tokens
         .iter()

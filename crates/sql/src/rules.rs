@@ -195,23 +195,12 @@ fn target(
     };
     let stored = crate::temp_tables::resolve_name(cx, txn, &names::relation(name)?)?;
     let rules = in_scope();
-    let type_sql = |c: &folio_catalog::ColumnDef| {
-        crate::catalog_functions::format_type(c.type_oid as i64, Some(c.typmod))
-    };
     if let Some(view) = cx.db.catalog().view(txn, &stored)? {
         let view = view.def;
         if view.materialized || !rules.iter().any(|r| r.relation == view.oid) {
             return Ok(None);
         }
-        let columns = (view.columns.iter().enumerate())
-            .map(|(i, c)| {
-                (
-                    c.name.clone(),
-                    type_sql(c),
-                    view.default_of(i).map(str::to_string),
-                )
-            })
-            .collect();
+        let columns = target_columns(&view.columns, |i| view.default_of(i));
         return Ok(Some(Target {
             oid: view.oid,
             stored,
@@ -227,15 +216,7 @@ fn target(
     if !rules.iter().any(|r| r.relation == def.oid) {
         return Ok(None);
     }
-    let columns = (def.columns.iter().enumerate())
-        .map(|(i, c)| {
-            (
-                c.name.clone(),
-                type_sql(c),
-                def.default_of(i).map(str::to_string),
-            )
-        })
-        .collect();
+    let columns = target_columns(&def.columns, |i| def.default_of(i));
     Ok(Some(Target {
         oid: def.oid,
         stored,
@@ -243,6 +224,20 @@ fn target(
         event,
         columns,
     }))
+}
+
+/// A rule target's columns as (name, type as SQL, default expression), from
+/// a view's or a table's definition alike.
+fn target_columns<'a>(
+    columns: &[folio_catalog::ColumnDef],
+    default_of: impl Fn(usize) -> Option<&'a str>,
+) -> Vec<(String, String, Option<String>)> {
+    (columns.iter().enumerate())
+        .map(|(i, c)| {
+            let type_sql = crate::catalog_functions::format_type(c.type_oid as i64, Some(c.typmod));
+            (c.name.clone(), type_sql, default_of(i).map(str::to_string))
+        })
+        .collect()
 }
 
 /// PostgreSQL's checks of a rule's references: an ON INSERT rule has no

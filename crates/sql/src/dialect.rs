@@ -44,10 +44,11 @@ impl Dialect for Folio {
                 && word(kw).is_some_and(|w| crate::keywords::bare_label(&w)))
     }
 
-    /// `MERGE`: PostgreSQL 15's grammar (`merge_syntax.rs`).
+    /// `MERGE`: PostgreSQL 15's grammar (`merge_syntax.rs`); `SET ROLE TO
+    /// r` (`set_role_syntax.rs`).
     fn parse_statement(&self, parser: &mut Parser) -> Option<Result<Statement, ParserError>> {
         if !parser.parse_keyword(Keyword::MERGE) {
-            return None;
+            return crate::set_role_syntax::parse(parser);
         }
         Some(crate::merge_syntax::parse(parser))
     }

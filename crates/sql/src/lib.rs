@@ -175,6 +175,7 @@ mod search_cycle_rewrite;
 mod sequences;
 mod server_settings;
 mod session;
+mod set_role_syntax;
 mod set_schema;
 mod set_types;
 mod setting_functions;

@@ -2409,6 +2409,11 @@ impl Session {
         if name == "session_authorization" {
             return self.set_session_authorization(Some(&value), local);
         }
+        // `SET role = r` is `SET ROLE r`; `none` is the session's role.
+        if name == "role" {
+            let role = Some(value.as_str()).filter(|v| *v != "none");
+            return self.set_role(role, local);
+        }
         self.set_setting(&name, &value, local)?;
         Ok(Output::command("SET"))
     }

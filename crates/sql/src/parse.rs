@@ -704,7 +704,23 @@ pub fn statements(sql: &str) -> Result<Vec<Parsed>, SqlError> {
                     spec: Box::new(spec),
                 }
             }
-            Some(Keyword::CREATE) if second.and_then(keyword) == Some(Keyword::TABLE) => {
+            Some(Keyword::CREATE)
+                if (spanned.get(1..4).into_iter().flatten())
+                    .take_while(|t| {
+                        matches!(
+                            keyword(&t.token),
+                            Some(
+                                Keyword::TEMP
+                                    | Keyword::TEMPORARY
+                                    | Keyword::UNLOGGED
+                                    | Keyword::GLOBAL
+                                    | Keyword::LOCAL
+                                    | Keyword::TABLE
+                            )
+                        )
+                    })
+                    .any(|t| keyword(&t.token) == Some(Keyword::TABLE)) =>
+            {
                 Parsed::Sql(Box::new(create_table(spanned, &dialect, &place)?))
             }
             Some(Keyword::ALTER)
@@ -1187,7 +1203,10 @@ fn table_as_column_names(tokens: &mut Vec<TokenWithSpan>) -> Option<Vec<sqlparse
         Some(Token::Word(w)) => Some(w.clone()),
         _ => None,
     };
-    let mut at = 2;
+    // After `CREATE [GLOBAL | LOCAL] [TEMP | TEMPORARY | UNLOGGED] TABLE`.
+    let mut at = 1
+        + (1..tokens.len().min(5))
+            .find(|&i| word(i).and_then(|w| keyword(&Token::Word(w))) == Some(Keyword::TABLE))?;
     if word(at).and_then(|w| keyword(&Token::Word(w))) == Some(Keyword::IF) {
         at += 3;
     }
@@ -1213,9 +1232,16 @@ fn table_as_column_names(tokens: &mut Vec<TokenWithSpan>) -> Option<Vec<sqlparse
         }
     }
     let close = at + 1;
-    if tokens.get(close + 1).map(|t| keyword(&t.token)) != Some(Some(Keyword::AS)) {
-        return None;
-    }
+    // `AS` after the clauses between (`ON COMMIT ...`, `WITH (...)`, ...).
+    let mut depth = 0i32;
+    (tokens[close + 1..].iter()).find(|t| {
+        match t.token {
+            Token::LParen => depth += 1,
+            Token::RParen => depth -= 1,
+            _ => {}
+        }
+        depth == 0 && keyword(&t.token) == Some(Keyword::AS)
+    })?;
     tokens.drain(open..=close);
     Some(names)
 }

@@ -103,7 +103,7 @@ impl TempTables {
                     db.catalog().truncate(txn, name)?;
                 }
                 AtCommit::Drop => {
-                    db.catalog().drop_table(txn, name)?;
+                    drop_with_descendants(db, txn, name)?;
                     dropped.push(name.clone());
                 }
             }
@@ -200,6 +200,19 @@ fn bare(name: &ObjectName) -> Option<String> {
 /// Whether `name` (after [`resolve`]) names a temporary relation.
 fn is_temp(name: &ObjectName) -> bool {
     matches!(explicit_temp_schema(name), Some(Some(_)))
+}
+
+/// `ON COMMIT DROP` of `name`: its inheritance descendants go with it
+/// (deepest first), as PostgreSQL's dependency drop takes the whole set.
+fn drop_with_descendants(db: &Database, txn: &mut Transaction, name: &str) -> Result<(), SqlError> {
+    let Some(def) = db.catalog().table(txn, name)? else {
+        return Ok(());
+    };
+    for (_, child) in &def.children {
+        drop_with_descendants(db, txn, child)?;
+    }
+    db.catalog().drop_table(txn, name)?;
+    Ok(())
 }
 
 /// Drops the tables of temporary namespace `n` in a transaction of their

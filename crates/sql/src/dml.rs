@@ -281,13 +281,16 @@ fn part_targets(
     table: &TableWithJoins,
     selection: Option<&Expr>,
     returning_items: Option<&[SelectItem]>,
+    from: &[TableWithJoins],
 ) -> Result<Option<PartTargets>, SqlError> {
     if let Some(targets) = partition_targets(cx, txn, table, selection)? {
         // `*` is the partitioned table's columns, by name, when a
         // partition's are in another order (`column_map.rs`).
         let tree = crate::partitions::Tree::of(cx, txn, &targets.0.def)?;
         let returning = match tree.is_some_and(|t| t.parts.iter().any(|p| p.map.is_some())) {
-            true => crate::inheritance::tree::returning_columns(&targets.0.def, returning_items),
+            true => {
+                crate::inheritance::tree::returning_columns(&targets.0.def, returning_items, from)
+            }
             false => returning_items.map(<[SelectItem]>::to_vec),
         };
         return Ok(Some((targets, returning)));
@@ -295,7 +298,8 @@ fn part_targets(
     let Some((relation, items)) = crate::inheritance::tree::targets(cx, txn, table)? else {
         return Ok(None);
     };
-    let returning = crate::inheritance::tree::returning_columns(&relation.def, returning_items);
+    let returning =
+        crate::inheritance::tree::returning_columns(&relation.def, returning_items, from);
     Ok(Some(((relation, items, None), returning)))
 }
 
@@ -590,9 +594,14 @@ pub fn plan_update(
     selection: Option<&Expr>,
     returning_items: Option<&[SelectItem]>,
 ) -> Result<Change, SqlError> {
-    if let Some(((relation, items, at_start), returning_items)) =
-        part_targets(cx, txn, table, selection, returning_items)?
-    {
+    if let Some(((relation, items, at_start), returning_items)) = part_targets(
+        cx,
+        txn,
+        table,
+        selection,
+        returning_items,
+        from.unwrap_or(&[]),
+    )? {
         privileges::note(
             cx,
             relation.def.oid,
@@ -760,6 +769,7 @@ pub fn plan_delete(cx: &Ctx<'_>, txn: &Transaction, delete: &Delete) -> Result<C
         from,
         delete.selection.as_ref(),
         delete.returning.as_deref(),
+        delete.using.as_deref().unwrap_or(&[]),
     )? {
         privileges::note(
             cx,

@@ -331,6 +331,7 @@ pub fn create(cx: &Ctx<'_>, txn: &mut Transaction, create: &Create) -> Result<Ou
             condition.is_some(),
             create.actions.len(),
         )?;
+        crate::rules::check_returning(cx, txn, &statement, columns.len())?;
         actions.push(statement.to_string());
     }
     let def = RuleDef {

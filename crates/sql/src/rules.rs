@@ -680,6 +680,9 @@ fn rewrite(
         }
         for text in &rule.actions {
             let mut action = crate::rule_statements::action(text)?;
+            if let Some(resolved) = crate::temp_tables::resolve_names(cx, txn, &action)? {
+                action = resolved;
+            }
             expand_wildcards(&mut action, target);
             if let Statement::Insert(insert) = &mut action {
                 fill_defaults(cx, txn, insert)?;
@@ -989,25 +992,8 @@ fn returning_through(
     statement: &Statement,
     target: &Target,
 ) -> Result<Vec<SelectItem>, SqlError> {
-    let mut values: Vec<Expr> = Vec::new();
-    for item in items {
-        match item {
-            SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => {
-                values.push(e.clone())
-            }
-            _ => values.extend(action_columns(cx, txn, action)?),
-        }
-    }
-    if values.len() != target.columns.len() {
-        return Err(SqlError::new(
-            "42P17",
-            format!(
-                "RETURNING list has {} entries, relation has {} columns",
-                values.len(),
-                target.columns.len()
-            ),
-        ));
-    }
+    let values = returning_values(cx, txn, items, action)?;
+    check_returning_count(values.len(), target.columns.len())?;
     // The name the statement qualifies its target's columns with: its
     // alias, else the relation's last name.
     let named = |name: &sqlparser::ast::ObjectName, alias: Option<&Ident>| match alias {
@@ -1079,6 +1065,52 @@ fn returning_through(
         }
     }
     Ok(out)
+}
+
+/// An action's RETURNING items, each `*` as its target's columns.
+fn returning_values(
+    cx: &Ctx<'_>,
+    txn: &Transaction,
+    items: &[SelectItem],
+    action: &Statement,
+) -> Result<Vec<Expr>, SqlError> {
+    let mut values: Vec<Expr> = Vec::new();
+    for item in items {
+        match item {
+            SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => {
+                values.push(e.clone())
+            }
+            _ => values.extend(action_columns(cx, txn, action)?),
+        }
+    }
+    Ok(values)
+}
+
+/// PostgreSQL's 42P17 for a rule action's RETURNING list of `entries`
+/// for a relation of `columns` columns.
+fn check_returning_count(entries: usize, columns: usize) -> Result<(), SqlError> {
+    let message = match entries.cmp(&columns) {
+        std::cmp::Ordering::Equal => return Ok(()),
+        std::cmp::Ordering::Greater => "RETURNING list has too many entries",
+        std::cmp::Ordering::Less => "RETURNING list has too few entries",
+    };
+    Err(SqlError::new("42P17", message))
+}
+
+/// At CREATE RULE: the action's RETURNING list (if any) has an entry a
+/// column of the rule's relation, of `columns` columns.
+pub fn check_returning(
+    cx: &Ctx<'_>,
+    txn: &Transaction,
+    action: &Statement,
+    columns: usize,
+) -> Result<(), SqlError> {
+    let Some(items) = returning_of(action) else {
+        return Ok(());
+    };
+    let resolved = crate::temp_tables::resolve_names(cx, txn, action)?;
+    let action = resolved.as_ref().unwrap_or(action);
+    check_returning_count(returning_values(cx, txn, items, action)?.len(), columns)
 }
 
 /// The columns of an action's target, as references qualified as the

@@ -350,6 +350,27 @@ pub fn resolve(
     Ok(Some(statement))
 }
 
+/// `statement` (a query or row change: a rule's action) with the relation
+/// names it reads or changes resolved as [`resolve`] does; `None` when
+/// nothing changes.
+pub fn resolve_names(
+    cx: &Ctx<'_>,
+    txn: &Transaction,
+    statement: &Statement,
+) -> Result<Option<Statement>, SqlError> {
+    let path = SearchPath::of(cx, txn)?;
+    if cx.temp.namespace().is_none() && path.is_public_only() {
+        return Ok(None);
+    }
+    let mut statement = statement.clone();
+    let mut resolver = Resolver::new(cx, txn, path);
+    let _ = statement.visit(&mut resolver);
+    match resolver.error {
+        Some(e) => Err(e),
+        None => Ok(Some(statement)),
+    }
+}
+
 /// A new bare name of a relation of `relation`'s schema (a rename, an
 /// index), placed in that schema.
 fn in_schema_of(relation: &ObjectName, name: &mut ObjectName) {

@@ -104,8 +104,13 @@ pub fn targets(
 }
 
 /// RETURNING's `*` and `alias.*` as the parent's columns (a child's part
-/// returns the parent's columns, by name, as PostgreSQL's).
-pub fn returning_columns(def: &TableDef, items: Option<&[SelectItem]>) -> Option<Vec<SelectItem>> {
+/// returns the parent's columns, by name, as PostgreSQL's); `*` goes on
+/// with the columns of `from`, the statement's FROM (USING) items.
+pub fn returning_columns(
+    def: &TableDef,
+    items: Option<&[SelectItem]>,
+    from: &[TableWithJoins],
+) -> Option<Vec<SelectItem>> {
     let items = items?;
     let mut out = Vec::with_capacity(items.len());
     for item in items {
@@ -120,11 +125,53 @@ pub fn returning_columns(def: &TableDef, items: Option<&[SelectItem]>) -> Option
                     let expr = crate::parse::expression(&sql).ok()?;
                     out.push(SelectItem::UnnamedExpr(expr));
                 }
+                if let SelectItem::Wildcard(options) = item {
+                    let joined = from.iter().flat_map(|t| {
+                        std::iter::once(&t.relation).chain(t.joins.iter().map(|j| &j.relation))
+                    });
+                    for factor in joined {
+                        let Some(name) = factor_name(factor) else {
+                            continue;
+                        };
+                        out.push(SelectItem::QualifiedWildcard(
+                            sqlparser::ast::SelectItemQualifiedWildcardKind::ObjectName(
+                                sqlparser::ast::ObjectName::from(vec![names::written(&name)]),
+                            ),
+                            options.clone(),
+                        ));
+                    }
+                }
             }
             other => out.push(other.clone()),
         }
     }
     Some(out)
+}
+
+/// The name a FROM item's columns are qualified by: its alias, else a
+/// table's or function's last name.
+fn factor_name(factor: &TableFactor) -> Option<String> {
+    match factor {
+        TableFactor::Table {
+            alias: Some(alias), ..
+        }
+        | TableFactor::Derived {
+            alias: Some(alias), ..
+        }
+        | TableFactor::Function {
+            alias: Some(alias), ..
+        }
+        | TableFactor::TableFunction {
+            alias: Some(alias), ..
+        }
+        | TableFactor::UNNEST {
+            alias: Some(alias), ..
+        } => Some(names::ident(&alias.name)),
+        TableFactor::Table { name, .. } | TableFactor::Function { name, .. } => {
+            names::parts(name).and_then(|p| p.last().cloned())
+        }
+        _ => None,
+    }
 }
 
 /// `def`'s descendants, each after every one of its parents that is in

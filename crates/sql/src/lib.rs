@@ -75,6 +75,7 @@ mod fold;
 mod format_function;
 mod from;
 mod function_definition;
+mod functional_grouping;
 mod functions;
 mod generated;
 mod geometry_functions;

@@ -896,6 +896,11 @@ fn plan_select(
     // (`outer_aggregates.rs`): computed here, they group it.
     let lifted = crate::outer_aggregates::lift(cx, txn, &mut select, &scope)?;
     let grouped = is_grouped(&select) || !lifted.calls.is_empty();
+    if is_grouped(&select)
+        && let Some(expanded) = crate::functional_grouping::expand_stars(&select, &scope)?
+    {
+        select = expanded;
+    }
     let mut subplans = lifted.subplans;
     let first = subplans.len();
     subplans.extend(subquery::extract_select(
@@ -923,14 +928,38 @@ fn plan_select(
         }
         _ => (order_by, None),
     };
-    let (shape, columns, order, post_sort, windows) = shape(
+    let shaped = shape(
         &scope,
         scope.width(),
         select,
         order_by,
         on.is_some(),
         &lifted.calls,
-    )?;
+    );
+    // A column that depends on a grouped primary key
+    // (`functional_grouping.rs`): grouped by too.
+    let extended;
+    let (select, shaped) = match shaped {
+        Err(e) if e.code == "42803" => {
+            extended = crate::functional_grouping::extend(cx, txn, select, &scope)?;
+            match &extended {
+                Some(x) => (
+                    x,
+                    shape(
+                        &scope,
+                        scope.width(),
+                        x,
+                        order_by,
+                        on.is_some(),
+                        &lifted.calls,
+                    ),
+                ),
+                None => (select, Err(e)),
+            }
+        }
+        shaped => (select, shaped),
+    };
+    let (shape, columns, order, post_sort, windows) = shaped?;
     let distinct = match (&select.distinct, on) {
         (None, _) => Distinct::No,
         (Some(sqlparser::ast::Distinct::Distinct), _) => Distinct::All,

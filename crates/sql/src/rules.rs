@@ -564,12 +564,16 @@ fn source(
 }
 
 /// The name a row change's target's columns are qualified with (its
-/// alias, else its name as written).
+/// alias, else its name's last part: a temporary or schema-qualified
+/// table's columns are qualified by its bare name).
 fn qualifier(table: &TableWithJoins) -> Result<String, SqlError> {
     match &table.relation {
         TableFactor::Table { name, alias, .. } => Ok(match alias {
             Some(alias) => alias.name.to_string(),
-            None => name.to_string(),
+            None => match name.0.last().and_then(|p| p.as_ident()) {
+                Some(last) => last.to_string(),
+                None => name.to_string(),
+            },
         }),
         _ => Err(SqlError::unsupported("this target of a row change")),
     }

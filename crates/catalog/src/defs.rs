@@ -1329,6 +1329,14 @@ mod tests {
             dropped: false,
         };
         assert_eq!(AttributeRow::decode(&attr.encode()), Ok(attr.clone()));
+        let collated = AttributeRow {
+            column: ColumnDef {
+                collation: Some(950),
+                ..attr.column.clone()
+            },
+            ..attr.clone()
+        };
+        assert_eq!(AttributeRow::decode(&collated.encode()), Ok(collated));
         let dropped = AttributeRow {
             dropped: true,
             column: ColumnDef {
@@ -1338,14 +1346,6 @@ mod tests {
             ..attr
         };
         assert_eq!(AttributeRow::decode(&dropped.encode()), Ok(dropped));
-        let collated = AttributeRow {
-            column: ColumnDef {
-                collation: Some(950),
-                ..attr.column.clone()
-            },
-            ..attr.clone()
-        };
-        assert_eq!(AttributeRow::decode(&collated.encode()), Ok(collated));
         assert!(ClassRow::decode(&[1, 2, 3]).is_err());
         let kinds = [
             ConstraintKind::Default {

@@ -27,6 +27,9 @@ pub struct ColumnDef {
     /// inheritance"). How many parents give it (`attinhcount`) is not
     /// stored: it is the number of parents with a column of the name.
     pub local: bool,
+    /// The collation's oid a `COLLATE` clause gave the column; `None`: its
+    /// type's own (PostgreSQL's `attcollation` is then `typcollation`).
+    pub collation: Option<u32>,
 }
 
 /// An index of a table.
@@ -1070,6 +1073,10 @@ pub(crate) struct AttributeRow {
     pub dropped: bool,
 }
 
+// After the flags byte, a column with a `COLLATE` clause has the
+// collation's oid (4 bytes); rows without it (and rows written before
+// column collations existed) end at the flags.
+
 impl AttributeRow {
     pub(crate) fn encode(&self) -> Vec<u8> {
         let mut w = Writer::default();
@@ -1081,6 +1088,9 @@ impl AttributeRow {
             .u8(self.column.not_null as u8
                 | (self.dropped as u8) << 1
                 | (!self.column.local as u8) << 2);
+        if let Some(collation) = self.column.collation {
+            w.u32(collation);
+        }
         w.0
     }
 
@@ -1092,6 +1102,10 @@ impl AttributeRow {
         if flags > 7 {
             return Err(format!("column flags {flags:#04x}"));
         }
+        let collation = match r.0.is_empty() {
+            true => None,
+            false => Some(r.u32()?),
+        };
         r.end()?;
         Ok(AttributeRow {
             table_oid,
@@ -1102,6 +1116,7 @@ impl AttributeRow {
                 typmod,
                 not_null: flags & 1 != 0,
                 local: flags & 4 == 0,
+                collation,
             },
             dropped: flags & 2 != 0,
         })
@@ -1305,6 +1320,7 @@ mod tests {
             number: 1,
             column: ColumnDef {
                 local: true,
+                collation: None,
                 name: "abalance".into(),
                 type_oid: 23,
                 typmod: -1,
@@ -1313,6 +1329,14 @@ mod tests {
             dropped: false,
         };
         assert_eq!(AttributeRow::decode(&attr.encode()), Ok(attr.clone()));
+        let collated = AttributeRow {
+            column: ColumnDef {
+                collation: Some(950),
+                ..attr.column.clone()
+            },
+            ..attr.clone()
+        };
+        assert_eq!(AttributeRow::decode(&collated.encode()), Ok(collated));
         let dropped = AttributeRow {
             dropped: true,
             column: ColumnDef {

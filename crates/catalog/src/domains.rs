@@ -41,6 +41,9 @@ pub struct DomainType {
     pub default: Option<String>,
     /// Its CHECK constraints in the order made.
     pub checks: Vec<DomainCheck>,
+    /// The collation's oid its `COLLATE` clause (or its parent's) gave
+    /// it; `None`: its base type's (PostgreSQL's `typcollation`).
+    pub collation: Option<u32>,
 }
 
 /// One CHECK constraint of a domain.
@@ -65,7 +68,8 @@ impl DomainType {
             .u8(self.not_null as u8
                 | (self.default.is_some() as u8) << 1
                 | ((self.parent != 0) as u8) << 2
-                | (not_valid as u8) << 3);
+                | (not_valid as u8) << 3
+                | (self.collation.is_some() as u8) << 4);
         if let Some(default) = &self.default {
             w.str(default);
         }
@@ -83,11 +87,16 @@ impl DomainType {
                 w.u8(c.validated as u8);
             }
         }
+        // The collation last, only when it has one (rows written before
+        // domain collations existed have none).
+        if let Some(collation) = self.collation {
+            w.u32(collation);
+        }
     }
 
     pub(crate) fn decode(r: &mut Reader<'_>) -> Result<DomainType, String> {
         let (base_oid, base_typmod, flags) = (r.u32()?, r.i32()?, r.u8()?);
-        if flags > 15 {
+        if flags > 31 {
             return Err(format!("domain flags {flags:#04x}"));
         }
         let default = match flags & 2 != 0 {
@@ -114,6 +123,10 @@ impl DomainType {
                 c.validated = r.u8()? != 0;
             }
         }
+        let collation = match flags & 16 != 0 {
+            true => Some(r.u32()?),
+            false => None,
+        };
         Ok(DomainType {
             oid: 0,
             name: String::new(),
@@ -123,6 +136,7 @@ impl DomainType {
             not_null: flags & 1 != 0,
             default,
             checks,
+            collation,
         })
     }
 }
@@ -470,6 +484,7 @@ mod tests {
                         validated: false,
                     },
                 ],
+                collation: Some(951),
             },
             DomainType {
                 oid: 0,
@@ -480,6 +495,7 @@ mod tests {
                 not_null: false,
                 default: None,
                 checks: Vec::new(),
+                collation: None,
             },
         ] {
             let mut w = Writer::default();

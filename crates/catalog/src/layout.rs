@@ -168,6 +168,7 @@ mod tests {
             number,
             column: ColumnDef {
                 local: true,
+                collation: None,
                 name: name.into(),
                 type_oid,
                 typmod: -1,

@@ -681,6 +681,7 @@ mod tests {
     fn column(name: &str, type_oid: u32) -> ColumnDef {
         ColumnDef {
             local: true,
+            collation: None,
             name: name.into(),
             type_oid,
             typmod: -1,

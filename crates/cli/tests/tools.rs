@@ -553,6 +553,7 @@ fn verify_reports_free_pages_and_waiting_drops() {
     .unwrap();
     let column = folio_db::ColumnDef {
         local: true,
+        collation: None,
         name: "id".into(),
         type_oid: 23,
         typmod: -1,

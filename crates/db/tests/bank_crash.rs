@@ -40,6 +40,7 @@ fn columns() -> Vec<ColumnDef> {
     .into_iter()
     .map(|(name, ty, not_null)| ColumnDef {
         local: true,
+        collation: None,
         name: name.into(),
         type_oid: ty.oid(),
         typmod: ty.typmod(),

@@ -20,6 +20,7 @@ fn columns() -> Vec<ColumnDef> {
         .iter()
         .map(|name| ColumnDef {
             local: true,
+            collation: None,
             name: name.to_string(),
             type_oid: 23,
             typmod: -1,
@@ -43,6 +44,7 @@ fn id_and_text(name: &str) -> [ColumnDef; 2] {
     use folio_row::SqlType;
     let column = |name: &str, ty: SqlType, not_null| ColumnDef {
         local: true,
+        collation: None,
         name: name.into(),
         type_oid: ty.oid(),
         typmod: -1,
@@ -403,6 +405,7 @@ mod relations {
     fn column(name: &str, ty: SqlType, not_null: bool) -> ColumnDef {
         ColumnDef {
             local: true,
+            collation: None,
             name: name.into(),
             type_oid: ty.oid(),
             typmod: ty.typmod(),
@@ -748,6 +751,7 @@ mod autovacuum {
         let mut t = db.begin(RC, SYNC).unwrap();
         let int = |name: &str| ColumnDef {
             local: true,
+            collation: None,
             name: name.into(),
             type_oid: SqlType::Int4.oid(),
             typmod: -1,
@@ -1023,6 +1027,7 @@ mod toast {
         let cat = db.catalog();
         let col = |name: &str, ty: SqlType| ColumnDef {
             local: true,
+            collation: None,
             name: name.into(),
             type_oid: ty.oid(),
             typmod: ty.typmod(),
@@ -1125,6 +1130,7 @@ mod toast_of_numerics {
         let columns = [
             ColumnDef {
                 local: true,
+                collation: None,
                 name: "id".into(),
                 type_oid: SqlType::Int4.oid(),
                 typmod: -1,
@@ -1132,6 +1138,7 @@ mod toast_of_numerics {
             },
             ColumnDef {
                 local: true,
+                collation: None,
                 name: "v".into(),
                 type_oid: SqlType::Numeric(None).oid(),
                 typmod: -1,
@@ -1419,6 +1426,7 @@ mod space {
         let mut t = db.begin(RC, SYNC).unwrap();
         let col = ColumnDef {
             local: true,
+            collation: None,
             name: "v".into(),
             type_oid: SqlType::Text.oid(),
             typmod: -1,
@@ -1484,6 +1492,7 @@ mod key_limit {
         let mut t = db.begin(RC, SYNC).unwrap();
         let col = ColumnDef {
             local: true,
+            collation: None,
             name: "name".into(),
             type_oid: SqlType::Text.oid(),
             typmod: -1,
@@ -1522,6 +1531,7 @@ mod ordered_index {
         let mut t = db.begin(RC, SYNC).unwrap();
         let col = ColumnDef {
             local: true,
+            collation: None,
             name: "v".into(),
             type_oid: SqlType::Int4.oid(),
             typmod: -1,
@@ -1574,6 +1584,7 @@ mod drop_column {
     fn column(name: &str, ty: SqlType, not_null: bool) -> ColumnDef {
         ColumnDef {
             local: true,
+            collation: None,
             name: name.into(),
             type_oid: ty.oid(),
             typmod: ty.typmod(),
@@ -1869,6 +1880,7 @@ mod alter_type {
     fn column(name: &str, ty: SqlType, not_null: bool) -> ColumnDef {
         ColumnDef {
             local: true,
+            collation: None,
             name: name.into(),
             type_oid: ty.oid(),
             typmod: ty.typmod(),

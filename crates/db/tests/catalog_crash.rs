@@ -27,6 +27,7 @@ type Model = BTreeMap<i32, (i32, String)>;
 fn columns() -> Vec<ColumnDef> {
     let col = |name: &str, ty: SqlType, not_null: bool| ColumnDef {
         local: true,
+        collation: None,
         name: name.into(),
         type_oid: ty.oid(),
         typmod: ty.typmod(),

@@ -23,6 +23,7 @@ fn columns() -> Vec<ColumnDef> {
     vec![
         ColumnDef {
             local: true,
+            collation: None,
             name: "id".into(),
             type_oid: SqlType::Int4.oid(),
             typmod: SqlType::Int4.typmod(),
@@ -30,6 +31,7 @@ fn columns() -> Vec<ColumnDef> {
         },
         ColumnDef {
             local: true,
+            collation: None,
             name: "body".into(),
             type_oid: SqlType::Text.oid(),
             typmod: SqlType::Text.typmod(),

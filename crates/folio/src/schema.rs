@@ -62,6 +62,7 @@ impl Schema {
     fn add_column(mut self, name: &str, ty: SqlType, not_null: bool) -> Schema {
         self.columns.push(ColumnDef {
             local: true,
+            collation: None,
             name: name.to_string(),
             type_oid: ty.oid(),
             typmod: ty.typmod(),

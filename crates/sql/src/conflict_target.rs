@@ -267,13 +267,14 @@ impl Element {
             expr = inner;
         }
         index_exprs::refuse_in_inference(expr, false)?;
-        // (Bound whole first: an unknown collation is its error.)
-        let bound = scalar::bind(expr, relation)?;
         let (key, collation) = match expr {
+            // An unknown collation is its error; PostgreSQL asks no
+            // collatable type of an inference element.
             Expr::Collate { expr, collation } => {
+                crate::collations::oid_of(collation)?;
                 (scalar::bind(expr, relation)?, names::builtin(collation))
             }
-            _ => (bound, None),
+            _ => (scalar::bind(expr, relation)?, None),
         };
         if matches!(expr, Expr::Identifier(id) if relation.resolve(&names::ident(id)).is_err()) {
             return Err(SqlError::new(

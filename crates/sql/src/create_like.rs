@@ -436,7 +436,7 @@ fn copied(cx: &Ctx<'_>, txn: &mut Transaction, like: &Like) -> Result<Copied, Sq
             let def = table_def(cx, txn, &name)?;
             let sequences = catalog.sequences(txn)?;
             for (n, c) in def.columns.iter().enumerate() {
-                let mut text = column_text(&c.name, c.type_oid, c.typmod, c.not_null);
+                let mut text = column_text(c);
                 let identity = crate::system::identity(&sequences, &def, n);
                 if let Some(sequence) = identity.filter(|_| including.has(Including::IDENTITY)) {
                     let o = sequence.options;
@@ -497,7 +497,10 @@ fn copied(cx: &Ctx<'_>, txn: &mut Transaction, like: &Like) -> Result<Copied, Sq
                 return Err(SqlError::undefined_table(&written));
             };
             for (n, c) in view.def.columns.iter().enumerate() {
-                let mut text = column_text(&c.name, c.type_oid, c.typmod, false);
+                let mut text = column_text(&folio_catalog::ColumnDef {
+                    not_null: false,
+                    ..c.clone()
+                });
                 let default = view
                     .def
                     .defaults
@@ -533,11 +536,14 @@ fn copied(cx: &Ctx<'_>, txn: &mut Transaction, like: &Like) -> Result<Copied, Sq
     Ok(copy)
 }
 
-/// `name type [NOT NULL]`.
-fn column_text(name: &str, type_oid: u32, typmod: i32, not_null: bool) -> String {
-    let ty = crate::catalog_functions::format_type(i64::from(type_oid), Some(typmod));
-    let mut text = format!("{} {ty}", crate::names::written(name));
-    if not_null {
+/// `name type [COLLATE c] [NOT NULL]`.
+fn column_text(c: &folio_catalog::ColumnDef) -> String {
+    let ty = crate::catalog_functions::format_type(i64::from(c.type_oid), Some(c.typmod));
+    let mut text = format!("{} {ty}", crate::names::written(&c.name));
+    if let Some(collation) = c.collation.and_then(crate::collations::name_of) {
+        text.push_str(&format!(" COLLATE {}", crate::names::written(collation)));
+    }
+    if c.not_null {
         text.push_str(" NOT NULL");
     }
     text

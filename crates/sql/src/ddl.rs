@@ -81,6 +81,7 @@ pub fn create_table(
         };
         let column_name = names::ident(&column.name);
         let mut not_null = serial.is_some();
+        let mut collation = None;
         column_clauses(&name, &column_name, &column.options, serial.is_some())?;
         if let Some((request, identity)) = owned_request(column, ty, serial.is_some())? {
             owned.push((column_name.clone(), ty, request, identity));
@@ -102,6 +103,9 @@ pub fn create_table(
                 }
                 ColumnOption::NotNull => not_null = true,
                 ColumnOption::Null => not_null = false,
+                ColumnOption::Collation(ref c) => {
+                    collation = Some(crate::collations::for_type(c, ty)?)
+                }
                 // An identity (its sequence: `owned_request`).
                 ColumnOption::Generated {
                     generated_as: GeneratedAs::ByDefault | GeneratedAs::Always,
@@ -127,6 +131,7 @@ pub fn create_table(
         }
         columns.push(ColumnDef {
             local: true,
+            collation,
             name: column_name,
             type_oid: crate::domains::type_oid(&column.data_type, ty),
             typmod: ty.typmod(),
@@ -336,6 +341,7 @@ pub(crate) fn query_columns(
         types::storable(*ty)?;
         columns.push(ColumnDef {
             local: true,
+            collation: None,
             name,
             type_oid: ty.oid(),
             typmod: ty.typmod(),
@@ -1636,6 +1642,7 @@ fn add_column(
     let mut not_null = serial.is_some();
     let mut additions = Additions::default();
     let mut default = None;
+    let mut collation = None;
     let mut generated = None;
     column_clauses(table, &column_name, &column.options, serial.is_some())?;
     // A serial's or an identity's sequence, made once the column is.
@@ -1656,6 +1663,7 @@ fn add_column(
             } => generated = Some(expr.clone()),
             ColumnOption::NotNull => not_null = true,
             ColumnOption::Null => not_null = false,
+            ColumnOption::Collation(ref c) => collation = Some(crate::collations::for_type(c, ty)?),
             ColumnOption::Check(_) | ColumnOption::ForeignKey { .. } => {
                 additions.push_column_option(option, column)?
             }
@@ -1668,6 +1676,7 @@ fn add_column(
     }
     let def = ColumnDef {
         local: true,
+        collation,
         name: column_name.clone(),
         type_oid: crate::domains::type_oid(&column.data_type, ty),
         typmod: ty.typmod(),

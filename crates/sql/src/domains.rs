@@ -29,7 +29,7 @@ use std::sync::Arc;
 pub struct Create {
     pub name: ObjectName,
     pub data_type: DataType,
-    pub collate: bool,
+    pub collate: Option<ObjectName>,
     pub default: Option<Expr>,
     pub constraints: Vec<(Option<String>, Constraint)>,
 }
@@ -121,14 +121,13 @@ pub fn parse_create(tokens: &[TokenWithSpan]) -> Result<Create, SqlError> {
     let mut create = Create {
         name,
         data_type,
-        collate: false,
+        collate: None,
         default: None,
         constraints: Vec::new(),
     };
     loop {
         if p.parse_keyword(Keyword::COLLATE) {
-            p.parse_object_name(false).map_err(syntax)?;
-            create.collate = true;
+            create.collate = Some(p.parse_object_name(false).map_err(syntax)?);
         } else if p.parse_keyword(Keyword::DEFAULT) {
             if create.default.is_some() {
                 return Err(SqlError::syntax("multiple default expressions"));
@@ -477,9 +476,6 @@ fn default_text(expr: &Expr, base: SqlType) -> Result<String, SqlError> {
 pub fn create(cx: &Ctx<'_>, txn: &mut Transaction, create: &Create) -> Result<Output, SqlError> {
     cx.relations.ddl();
     let name = names::relation(&create.name)?;
-    if create.collate {
-        return Err(SqlError::unsupported("COLLATE in CREATE DOMAIN"));
-    }
     // Over a domain: its base type, and its default unless one is given
     // (PostgreSQL copies the parent's `typdefault`).
     let parent = of_type(&create.data_type);
@@ -505,6 +501,11 @@ pub fn create(cx: &Ctx<'_>, txn: &mut Transaction, create: &Create) -> Result<Ou
             None => parent.as_ref().and_then(|p| p.default.clone()),
         },
         checks: Vec::new(),
+        // Its COLLATE clause's, else its parent's (PostgreSQL's).
+        collation: match &create.collate {
+            Some(c) => Some(crate::collations::for_type(c, base)?),
+            None => parent.as_ref().and_then(|p| p.collation),
+        },
     };
     let mut null_said = None;
     for (cname, c) in &create.constraints {

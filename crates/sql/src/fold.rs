@@ -71,6 +71,11 @@ pub fn unnoted<T>(f: impl FnOnce() -> T) -> T {
     out
 }
 
+/// Whether no `bind` is under way (the next starts a whole expression).
+pub fn outermost() -> bool {
+    DEPTH.with(|d| d.get() == 0)
+}
+
 /// Notes the start of a `bind`.
 pub fn enter() {
     DEPTH.with(|d| d.set(d.get() + 1));

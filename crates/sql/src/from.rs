@@ -59,6 +59,9 @@ pub struct ScopeTable {
     /// The columns declared with a domain (index in `names`, the domain's
     /// name): a table's, for `pg_typeof` (`Columns::domain_at`).
     pub domains: Vec<(usize, String)>,
+    /// The columns with a collation other than their type's (index in
+    /// `names`, the collation's oid): a table's (`Columns::collation_at`).
+    pub collations: Vec<(usize, u32)>,
     /// A table's, view's or materialized view's row type: a whole-row
     /// reference's type (`Columns::whole_row_type`); `None` for other
     /// items (an anonymous record).
@@ -95,6 +98,9 @@ impl ScopeTable {
                 Some((n, d.name.clone()))
             })
             .collect();
+        let collations = (relation.def.columns.iter().enumerate())
+            .filter_map(|(n, c)| Some((n, c.collation?)))
+            .collect();
         // The type's fields are the visible columns (a stale type, from
         // lists older than the relation, is not used).
         let row_type = crate::user_types::row_type_of(relation.def.oid)
@@ -106,6 +112,7 @@ impl ScopeTable {
             offset,
             system,
             domains,
+            collations,
             row_type,
         }
     }
@@ -283,6 +290,12 @@ impl Columns for Scope {
     fn column_name(&self, position: usize) -> Option<String> {
         let t = &self.tables[self.table_of(position)];
         t.names.get(position - t.offset).cloned()
+    }
+
+    fn collation_at(&self, position: usize) -> Option<u32> {
+        let t = self.tables.get(self.table_of(position))?;
+        let n = position.checked_sub(t.offset)?;
+        t.collations.iter().find(|(c, _)| *c == n).map(|(_, c)| *c)
     }
 
     fn domain_at(&self, position: usize) -> Option<String> {
@@ -1367,6 +1380,7 @@ fn base(
         let table = ScopeTable {
             system: 0,
             domains: Vec::new(),
+            collations: Vec::new(),
             row_type: None,
             qualifier: qualifier.clone(),
             names,
@@ -1459,6 +1473,7 @@ fn base(
         let table = ScopeTable {
             system: hidden,
             domains: Vec::new(),
+            collations: Vec::new(),
             row_type: None,
             qualifier: alias_name.unwrap_or_else(|| system.name().to_string()),
             names: columns.iter().map(|(n, _)| n.to_string()).collect(),
@@ -1536,6 +1551,7 @@ fn base(
                 let table = ScopeTable {
                     system: 0,
                     domains: Vec::new(),
+                    collations: Vec::new(),
                     row_type: None,
                     qualifier: alias_name.clone().unwrap_or_else(|| table_name.clone()),
                     names: SEQUENCE_COLUMNS
@@ -2351,6 +2367,7 @@ fn function_base(
     let table = ScopeTable {
         system: 0,
         domains: Vec::new(),
+        collations: Vec::new(),
         row_type: None,
         qualifier: alias.map_or_else(|| scan.name(), |a| names::ident(&a.name)),
         names,

@@ -1790,7 +1790,12 @@ pub fn exists(name: &str) -> bool {
         || crate::ts_functions::is_name(name)
         || matches!(
             name,
-            "grouping" | "pg_typeof" | "enum_first" | "enum_last" | "enum_range"
+            "grouping"
+                | "pg_typeof"
+                | "pg_collation_for"
+                | "enum_first"
+                | "enum_last"
+                | "enum_range"
         )
 }
 

@@ -436,6 +436,7 @@ pub fn index_columns(table: &TableDef, index: &IndexDef) -> Vec<folio_catalog::C
                 let key = expressions.next();
                 folio_catalog::ColumnDef {
                     local: true,
+                    collation: None,
                     name: key
                         .and_then(|k| parse::expression(&k.sql).ok())
                         .map_or("expr".into(), |e| label(&e)),

@@ -312,6 +312,16 @@ impl View {
                             !column.not_null,
                             (identity, generated.as_deref()),
                         );
+                        // A collation other than the default
+                        // (collation_catalog, _schema, _name).
+                        let collation = crate::collations::of_column(column);
+                        if let Some(c) = crate::collations::name_of(collation)
+                            .filter(|_| collation != crate::collations::DEFAULT)
+                        {
+                            row[19] = text(DATABASE);
+                            row[20] = text("pg_catalog");
+                            row[21] = text(c);
+                        }
                         // A domain's column names it (domain_catalog,
                         // domain_schema, domain_name).
                         if let Some(d) = def.domains.iter().find(|d| d.oid == column.type_oid) {

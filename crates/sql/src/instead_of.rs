@@ -200,6 +200,7 @@ pub fn plan(
         offset: 0,
         system: 0,
         domains: Vec::new(),
+        collations: Vec::new(),
         row_type: None,
     }]);
     let returning = returning(&scope, items)?;

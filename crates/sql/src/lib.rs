@@ -28,6 +28,7 @@ mod case_mapping;
 mod catalog_functions;
 mod change_rows;
 mod cluster;
+mod collations;
 mod column_definition_syntax;
 mod column_size;
 mod comments;

@@ -50,6 +50,10 @@ impl Columns for Relation {
         self.def.columns.get(position).map(|c| c.name.clone())
     }
 
+    fn collation_at(&self, position: usize) -> Option<u32> {
+        self.def.columns.get(position)?.collation
+    }
+
     fn domain_at(&self, position: usize) -> Option<String> {
         let column = self.def.columns.get(position)?;
         let d = self.def.domains.iter().find(|d| d.oid == column.type_oid)?;
@@ -581,6 +585,7 @@ pub fn over_source(
         scope: Scope::of(vec![from::ScopeTable {
             system: 0,
             domains: Vec::new(),
+            collations: Vec::new(),
             row_type: None,
             qualifier: qualifier.into(),
             names,
@@ -1986,7 +1991,9 @@ fn names_itself(expr: &Expr) -> bool {
     match expr {
         Expr::Case { else_result, .. } => else_result.as_deref().is_some_and(names_itself),
         Expr::Interval(_) | Expr::TypedString(_) => false,
-        Expr::Nested(inner) | Expr::Cast { expr: inner, .. } => names_itself(inner),
+        Expr::Nested(inner)
+        | Expr::Cast { expr: inner, .. }
+        | Expr::Collate { expr: inner, .. } => names_itself(inner),
         _ => column_name(expr) != "?column?",
     }
 }
@@ -2052,7 +2059,8 @@ pub(crate) fn column_name(expr: &Expr) -> String {
             Some(e) if names_itself(e) => column_name(e),
             _ => "case".into(),
         },
-        Expr::Nested(inner) => column_name(inner),
+        // `e COLLATE c`: as `e` (PostgreSQL's CollateClause).
+        Expr::Nested(inner) | Expr::Collate { expr: inner, .. } => column_name(inner),
         Expr::Value(v) => match &v.value {
             sqlparser::ast::Value::Placeholder(p) if p.starts_with(scalar::EXISTS_MARK) => {
                 "exists".into()

@@ -224,6 +224,7 @@ pub fn reference(
     let scope = ScopeTable {
         system: 0,
         domains: Vec::new(),
+        collations: Vec::new(),
         row_type: None,
         qualifier: qualifier.clone(),
         names: renamed(union.names.clone(), alias),
@@ -274,6 +275,7 @@ pub fn work_table_scope(
     let scope = ScopeTable {
         system: 0,
         domains: Vec::new(),
+        collations: Vec::new(),
         row_type: None,
         qualifier,
         names: renamed(names, alias),

@@ -70,6 +70,12 @@ pub trait Columns {
         let _ = expr;
         None
     }
+    /// The collation a `COLLATE` clause gave the column at `position`
+    /// (`collations.rs`); by default none (its type's).
+    fn collation_at(&self, position: usize) -> Option<u32> {
+        let _ = position;
+        None
+    }
     /// The name of the domain the column at `position` is declared with
     /// (its type is the domain's base type), for `pg_typeof`; by default
     /// none.
@@ -337,10 +343,17 @@ pub enum Scalar {
 /// Binds `expr` over `columns`, its constant subexpressions folded
 /// (`fold.rs`).
 pub fn bind(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, SqlError> {
+    let outermost = crate::fold::outermost();
     crate::fold::enter();
     let bound = bind_node(expr, columns).map(|e| crate::fold::node(e, columns));
     crate::fold::leave(bound.as_ref().ok());
-    bound
+    let bound = bound?;
+    // The whole expression's explicit collations, derived once it binds
+    // (PostgreSQL's assign_collations after transformExpr).
+    if outermost {
+        crate::collations::explicit(expr)?;
+    }
+    Ok(bound)
 }
 
 /// [`bind`] before folding.
@@ -394,17 +407,13 @@ fn bind_node(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, S
             other => Scalar::Const(types::literal(other)?),
         },
         Expr::Nested(inner) => bind(inner, columns)?,
-        // folio compares text by its bytes: PostgreSQL's "C" collation,
-        // which is also its default here.
-        Expr::Collate { expr, collation } => match collation_name(collation)?.as_str() {
-            "default" | "C" | "POSIX" | "ucs_basic" => bind(expr, columns)?,
-            other => {
-                return Err(SqlError::new(
-                    "42704",
-                    format!("collation \"{other}\" for encoding \"UTF8\" does not exist"),
-                ));
-            }
-        },
+        // Every collation orders as folio does (`collations.rs`): the
+        // clause names one, on a value of a type that takes one.
+        Expr::Collate { expr, collation } => {
+            let inner = bind(expr, columns)?;
+            crate::collations::for_type(collation, inner.ty_in(columns))?;
+            inner
+        }
         // `current_schema`, `current_role`: reserved words the parser
         // leaves as names (a column can't be called so unquoted).
         Expr::Identifier(id)
@@ -1302,11 +1311,6 @@ fn pattern_operator(op: &BinaryOperator, all: bool) -> Option<ArrayFunc> {
     })
 }
 
-/// A collation's name (`name` or `pg_catalog.name`).
-fn collation_name(name: &sqlparser::ast::ObjectName) -> Result<String, SqlError> {
-    names::builtin(name).ok_or_else(|| SqlError::unsupported(format!("the collation {name}")))
-}
-
 /// The text a value matches a pattern as.
 fn text_of(v: &Value) -> String {
     types::text_output(v).unwrap_or_default()
@@ -1534,6 +1538,20 @@ fn function<C: Columns + ?Sized>(
             typed => crate::set_types::name(typed.ty_in(columns)),
         };
         return Ok(Scalar::Const(Value::Text(type_name)));
+    }
+    // `pg_collation_for(x)` (`COLLATION FOR (x)`): the argument's
+    // collation, derived when binding.
+    if name == "pg_collation_for"
+        && let (
+            [arg],
+            [
+                sqlparser::ast::FunctionArg::Unnamed(sqlparser::ast::FunctionArgExpr::Expr(
+                    written,
+                )),
+            ],
+        ) = (args.as_slice(), list.args.as_slice())
+    {
+        return crate::collations::collation_for(written, arg, columns);
     }
     // `pg_column_size(x)`: a column's value is sized as a table keeps it
     // (`column_size.rs`).

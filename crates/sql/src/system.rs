@@ -1028,6 +1028,8 @@ impl SystemRelation {
                             default_shown(&sequences, table, n).is_some() || generated,
                             identity,
                         );
+                        // attcollation: its COLLATE clause's, else its type's.
+                        row[16] = oid(i64::from(crate::collations::of_column(column)));
                         if generated {
                             // attgenerated: stored.
                             row[12] = text("s");
@@ -1118,22 +1120,25 @@ impl SystemRelation {
                     let base = TYPES.iter().find(|t| t.0 == i64::from(def.base_oid));
                     let (len, by_value, category) =
                         base.map_or((-1, false, "U"), |t| (t.2, t.3, t.4));
-                    out.push(
-                        TypeRow {
-                            len,
-                            by_value,
-                            category,
-                            not_null: def.not_null,
-                            base: match def.parent {
-                                0 => def.base_oid.into(),
-                                parent => parent.into(),
-                            },
-                            typmod: def.base_typmod,
-                            default: def.default.as_deref().map_or(Value::Null, text),
-                            ..TypeRow::new(def.oid.into(), def.name.clone(), PUBLIC_NAMESPACE, "d")
-                        }
-                        .row(),
-                    );
+                    let mut row = TypeRow {
+                        len,
+                        by_value,
+                        category,
+                        not_null: def.not_null,
+                        base: match def.parent {
+                            0 => def.base_oid.into(),
+                            parent => parent.into(),
+                        },
+                        typmod: def.base_typmod,
+                        default: def.default.as_deref().map_or(Value::Null, text),
+                        ..TypeRow::new(def.oid.into(), def.name.clone(), PUBLIC_NAMESPACE, "d")
+                    }
+                    .row();
+                    // typcollation: its COLLATE clause's.
+                    if let Some(collation) = def.collation {
+                        row[14] = oid(i64::from(collation));
+                    }
+                    out.push(row);
                 }
             }
 
@@ -1593,15 +1598,10 @@ impl SystemRelation {
                 }
             }
             SystemRelation::Collation => {
-                for (collation, name, provider) in
-                    [(100, "default", "d"), (950, "C", "c"), (951, "POSIX", "c")]
-                {
-                    let locale = match provider {
-                        "c" => text(name),
-                        _ => Value::Null,
-                    };
+                for (collation, name, provider, locale) in crate::collations::ALL {
+                    let locale = locale.map_or(Value::Null, text);
                     out.push(vec![
-                        oid(collation),
+                        oid(i64::from(collation)),
                         text(name),
                         oid(CATALOG_NAMESPACE),
                         oid(SUPERUSER_OID),

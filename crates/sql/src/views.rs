@@ -104,6 +104,7 @@ pub fn create(
         }
         defs.push(ColumnDef {
             local: true,
+            collation: None,
             name: match columns.get(i) {
                 Some(c) => names::ident(&c.name),
                 None => column.name.clone(),
@@ -544,6 +545,7 @@ mod tests {
                 typmod: -1,
                 not_null: false,
                 local: true,
+                collation: None,
             }],
             depends_on: Vec::new(),
             materialized: false,

@@ -467,6 +467,13 @@ impl<C: Columns + ?Sized> Columns for WindowBinder<'_, C> {
         self.inner.qualifier_of(position)
     }
 
+    fn collation_at(&self, position: usize) -> Option<u32> {
+        match position < WINDOW_BASE {
+            true => self.inner.collation_at(position),
+            false => None,
+        }
+    }
+
     fn domain_at(&self, position: usize) -> Option<String> {
         match position < WINDOW_BASE {
             true => self.inner.domain_at(position),

@@ -129,6 +129,21 @@ impl Printer<'_> {
                     ty.typmod(),
                 ));
             }
+            // ruleutils' CollateExpr: its own parentheses in the default
+            // form, an operand's (it is no simple node) in the pretty one.
+            Expr::Collate {
+                expr: inner,
+                collation,
+            } => {
+                let paren = self.open(Kind::ArrayOp, parent);
+                self.own_open();
+                self.expr(inner, Parent::Tight);
+                let name =
+                    crate::names::builtin(collation).unwrap_or_else(|| collation.to_string());
+                self.out.push_str(&format!(" COLLATE {}", quote(&name)));
+                self.own_close();
+                self.close(paren);
+            }
             Expr::UnaryOp { op, expr: inner } => match op {
                 UnaryOperator::Not => self.bool_list(Kind::Not, &[inner.as_ref()], parent),
                 UnaryOperator::Minus => {

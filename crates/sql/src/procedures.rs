@@ -654,37 +654,39 @@ fn default_expr(text: &str) -> Result<Expr, SqlError> {
         .map_err(|e| SqlError::syntax(e.to_string()))
 }
 
-/// The types of `args` of polymorphic arguments made the call's: each
-/// `anyelement`-like one the type of the first written input of the
-/// family (an array's element for an `anyarray` one), each `anyarray`
-/// one its array; an OUT argument's value cast to it.
+/// The types of `args` of polymorphic arguments made the call's, as
+/// `polymorphic::resolve` resolves them from the input arguments that
+/// are not NULL; each value cast to its type (an OUT argument's NULL
+/// too). Arguments that do not fit, or leave a type undetermined, keep
+/// their own types.
 fn resolve_polymorphic(def: &FunctionDef, args: &mut [(Value, SqlType)]) {
-    let polymorphic =
-        |k: usize| crate::polymorphic::is_polymorphic(def.args[k].1).then_some(def.args[k].1);
-    let element = (0..args.len()).find_map(|k| {
-        let declared = polymorphic(k)?;
-        if !def.is_input(k) || args[k].0 == Value::Null {
-            return None;
-        }
-        match crate::polymorphic::is_array(declared) {
-            true => args[k].1.element(),
-            false => Some(args[k].1),
-        }
-    });
-    let Some(element) = element else {
+    let declared: Vec<u32> = def.args.iter().map(|a| a.1).collect();
+    if !declared
+        .iter()
+        .any(|o| crate::polymorphic::is_polymorphic(*o))
+    {
+        return;
+    }
+    let actual: Vec<crate::polymorphic::Actual> = (args.iter().enumerate())
+        .map(|(k, (value, ty))| (def.is_input(k) && *value != Value::Null).then_some(*ty))
+        .collect();
+    let Ok(Some(resolved)) = crate::polymorphic::resolve(&declared, &actual, &[]) else {
         return;
     };
-    for (k, arg) in args.iter_mut().enumerate() {
-        if let Some(declared) = polymorphic(k) {
-            arg.1 = match crate::polymorphic::is_array(declared) {
-                true => element.array_of().unwrap_or(arg.1),
-                false => element,
-            };
-            if arg.0 != Value::Null
-                && let Ok(v) = crate::types::cast(arg.0.clone(), arg.1)
-            {
-                arg.0 = v;
-            }
+    for (arg, &oid) in args.iter_mut().zip(&declared) {
+        if !crate::polymorphic::is_polymorphic(oid) {
+            continue;
+        }
+        let Some(ty) = (resolved.concrete(oid, -1).ok())
+            .and_then(|(oid, typmod)| crate::user_types::of_oid(oid, typmod))
+        else {
+            continue;
+        };
+        arg.1 = ty;
+        if arg.0 != Value::Null
+            && let Ok(v) = crate::types::cast(arg.0.clone(), ty)
+        {
+            arg.0 = v;
         }
     }
 }

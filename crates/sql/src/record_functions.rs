@@ -204,9 +204,19 @@ pub fn expand_factor(
         TableFactor::Function { name, args, .. } => (name, args),
         _ => return Ok(None),
     };
-    let Some(def) = sql::resolve(name, Some(args.len())).filter(|d| !d.plpgsql) else {
+    let Some(declared) = sql::resolve(name, Some(args.len())).filter(|d| !d.plpgsql) else {
         return Ok(None);
     };
+    let list_args = sql::call_args(
+        &FunctionArguments::List(FunctionArgumentList {
+            duplicate_treatment: None,
+            args: args.clone(),
+            clauses: Vec::new(),
+        }),
+        &declared,
+    )?;
+    // Its polymorphic types made the call's (`polymorphic.rs`).
+    let def = sql::resolved(cx, txn, &declared, &list_args)?;
     let own = own_columns(&def)?;
     let columns = match &own {
         Some(columns) => columns.clone(),
@@ -215,14 +225,7 @@ pub fn expand_factor(
             None => return Ok(None),
         },
     };
-    let args = sql::call_args(
-        &FunctionArguments::List(FunctionArgumentList {
-            duplicate_treatment: None,
-            args: args.clone(),
-            clauses: Vec::new(),
-        }),
-        &def,
-    )?;
+    let args = list_args;
     let lateral = args.iter().any(sql::reads_columns);
     let types: Vec<SqlType> = columns.iter().map(|(_, t)| *t).collect();
     sql::enter(&def, stack)?;
@@ -292,7 +295,7 @@ pub fn expand_factor(
             subquery: Box::new(body),
             alias,
         };
-        return Ok(Some(def));
+        return Ok(Some(declared));
     }
     let (casts, names) = (columns.iter().enumerate())
         .map(|(i, (_, ty))| {
@@ -323,7 +326,7 @@ pub fn expand_factor(
         subquery: Box::new(query),
         alias,
     };
-    Ok(Some(def))
+    Ok(Some(declared))
 }
 
 /// The columns of a SQL function's call in FROM that has no column

@@ -567,13 +567,6 @@ fn definition(
     };
     let arg_oids: Vec<u32> = args.iter().map(|a| a.1).collect();
     crate::polymorphic::check_result(&arg_oids, result.0)?;
-    if plpgsql
-        && (arg_oids.iter().chain([&result.0])).any(|o| crate::polymorphic::is_polymorphic(*o))
-    {
-        return Err(SqlError::unsupported(
-            "polymorphic arguments or results of PL/pgSQL functions",
-        ));
-    }
     let body = match &create.function_body {
         Some(CreateFunctionBody::AsBeforeOptions(e) | CreateFunctionBody::AsAfterOptions(e)) => {
             match e {
@@ -1028,7 +1021,11 @@ impl VisitorMut for Expand<'_, '_> {
             Ok(args) => args,
             Err(e) => return self.took(Err(e)),
         };
-        match expand_call(self.cx, self.txn, &def, args, &mut self.stack) {
+        let concrete = match resolved(self.cx, self.txn, &def, &args) {
+            Ok(concrete) => concrete,
+            Err(e) => return self.took(Err(e)),
+        };
+        match expand_call(self.cx, self.txn, &concrete, args, &mut self.stack) {
             Ok(expanded) => {
                 *expr = expanded;
                 self.took(Ok(vec![def]))
@@ -1230,6 +1227,71 @@ fn body_row(
         **subquery = query;
     }
     Ok(Expr::Subquery(Box::new(row)))
+}
+
+/// `def` as a call with arguments `args` sees it: its polymorphic types
+/// made the call's (`polymorphic::resolve_def`: 42883 when the arguments
+/// do not fit, 42804 when a type is not determined). The arguments are
+/// typed by planning `SELECT args` when none reads a column; a call whose
+/// arguments read columns keeps `def` as it is (each argument placed
+/// uncast, as written).
+pub(crate) fn resolved(
+    cx: &Ctx<'_>,
+    txn: &Transaction,
+    def: &FunctionDef,
+    args: &[Expr],
+) -> Result<FunctionDef, SqlError> {
+    let polymorphic = (def.args.iter().map(|a| a.1))
+        .chain(def.columns.iter().map(|c| c.1))
+        .chain([def.result.0])
+        .any(crate::polymorphic::is_polymorphic);
+    if !polymorphic {
+        return Ok(def.clone());
+    }
+    match argument_types(cx, txn, args) {
+        Some(actual) => crate::polymorphic::resolve_def(def, &actual),
+        None => Ok(def.clone()),
+    }
+}
+
+/// The types of a call's arguments `args` (`None` for an untyped literal
+/// or NULL: PostgreSQL's `unknown`), when they read no column nor
+/// parameter and plan.
+pub(crate) fn argument_types(
+    cx: &Ctx<'_>,
+    txn: &Transaction,
+    args: &[Expr],
+) -> Option<Vec<crate::polymorphic::Actual>> {
+    if args.is_empty() {
+        return Some(Vec::new());
+    }
+    // A parameter's type is where it is used (a prepared statement's
+    // `$1`); such a call is left unresolved, as one reading columns.
+    let parameter = |a: &Expr| {
+        let mut found = false;
+        let _ = sqlparser::ast::visit_expressions(a, |e| {
+            found |= matches!(e, Expr::Value(v) if matches!(v.value, Value::Placeholder(_)));
+            ControlFlow::<()>::Continue(())
+        });
+        found
+    };
+    if args.iter().any(|a| reads_columns(a) || parameter(a)) {
+        return None;
+    }
+    let mut select = select_of(Expr::Value(Value::Null.into()));
+    select.projection = (args.iter().cloned())
+        .map(SelectItem::UnnamedExpr)
+        .collect();
+    let query = Query {
+        body: Box::new(SetExpr::Select(Box::new(select))),
+        ..empty_query()
+    };
+    let types = crate::query::plan_query(cx, txn, &query).ok()?.types;
+    Some(
+        (args.iter().zip(types))
+            .map(|(a, t)| (!crate::polymorphic::is_untyped(a)).then_some(t))
+            .collect(),
+    )
 }
 
 /// `args`, a call's arguments, each cast to its parameter's type.

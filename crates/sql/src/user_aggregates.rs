@@ -533,6 +533,7 @@ fn function_exists(text: &str, inputs: &[u32]) -> Result<(), SqlError> {
         && (def.args.iter())
             .zip(inputs)
             .all(|(declared, given)| fits(declared.1, *given))
+        && consistent(&def, inputs)
     {
         // A plain argument of another type than the aggregate gives it
         // (PostgreSQL's 42804).
@@ -575,6 +576,31 @@ fn strict(text: &str, arity: usize) -> Result<bool, SqlError> {
         Some(def) => def.strict,
         None => !NOT_STRICT.contains(&names::function(&name).as_str()),
     })
+}
+
+/// Whether `inputs` agree with each other as `def`'s polymorphic
+/// arguments: all polymorphic themselves (the aggregate's own), or all
+/// plain and resolving (`polymorphic::resolve`: `(anyarray, anyelement)`
+/// does not take `(smallint[], bigint)`); a mix does not (PostgreSQL's
+/// `tfp(integer[], anyelement)` is 42883).
+fn consistent(def: &FunctionDef, inputs: &[u32]) -> bool {
+    let pairs: Vec<(u32, u32)> = (def.args.iter().map(|a| a.1))
+        .zip(inputs.iter().copied())
+        .filter(|(declared, _)| polymorphic::is_polymorphic(*declared))
+        .collect();
+    let given = pairs
+        .iter()
+        .filter(|(_, g)| polymorphic::is_polymorphic(*g));
+    match given.count() {
+        0 => {
+            let declared: Vec<u32> = def.args.iter().map(|a| a.1).collect();
+            let actual: Vec<polymorphic::Actual> = (inputs.iter())
+                .map(|o| crate::user_types::of_oid(*o, -1))
+                .collect();
+            !matches!(polymorphic::resolve(&declared, &actual, &[]), Ok(None))
+        }
+        n => n == pairs.len(),
+    }
 }
 
 /// Whether an argument declared of type `declared` takes one of type

@@ -137,7 +137,8 @@ impl VisitorMut for TakeOut {
         } else {
             // PostgreSQL folds only an IMMUTABLE call of constants; it
             // runs the others per row (`row_calls.rs`).
-            if def.volatility != b'i' {
+            // A polymorphic one's types are its bound arguments'.
+            if def.volatility != b'i' || is_polymorphic(&def) {
                 return Continue(());
             }
             let args = match crate::sql_functions::call_args(&call.args, &def) {
@@ -215,6 +216,14 @@ impl Call {
     /// one): 0A000 if its arguments read a row's columns.
     fn of(def: FunctionDef, args: &sqlparser::ast::FunctionArguments) -> Result<Call, SqlError> {
         let args = crate::sql_functions::call_args(args, &def)?;
+        if is_polymorphic(&def) {
+            // Its columns are the call's types, which the FROM item that
+            // reads its rows cannot take (`set_returning::rows_shape`).
+            return Err(SqlError::unsupported(format!(
+                "a call in FROM of PL/pgSQL function \"{}\" with polymorphic types",
+                crate::sql_functions::names_of(&def.name)
+            )));
+        }
         if args.iter().any(reads_columns) {
             return Err(SqlError::unsupported(format!(
                 "a call of PL/pgSQL function \"{}\" with arguments that read a row's columns",
@@ -264,6 +273,16 @@ impl Call {
         let record = self.record.as_deref();
         crate::plpgsql::call_returning(cx, txn, notices, def, record, values)
     }
+}
+
+/// Whether `def` has a polymorphic argument or result type: its calls
+/// are bound per row, where their arguments' types resolve them
+/// (`row_calls.rs`).
+fn is_polymorphic(def: &FunctionDef) -> bool {
+    (def.args.iter().map(|a| a.1))
+        .chain(def.columns.iter().map(|c| c.1))
+        .chain([def.result.0])
+        .any(crate::polymorphic::is_polymorphic)
 }
 
 /// The type a call's value has in the statement (`void`'s: text).

@@ -3,9 +3,12 @@
 //! queries and row changes bound and planned once, as PostgreSQL's SPI
 //! prepares a function's statements once per session.
 //!
-//! - **Bodies** are kept by function oid with the definition they were
-//!   parsed from: a call of another definition (CREATE OR REPLACE since)
-//!   parses the new body and forgets every plan of the old one. Each
+//! - **Bodies** are kept by function oid and the call's argument types
+//!   (a polymorphic function's resolved ones, as PostgreSQL keys its
+//!   compiled functions: one body and plans per resolution) with the
+//!   definition they were parsed from: a call of another definition
+//!   (CREATE OR REPLACE since) parses the new body and forgets every plan
+//!   of the old one. Each
 //!   kept body has a [`Stamp`], new at each reset, that a running call
 //!   holds: a plan made by a call of an old body is not put back.
 //! - **Statements** are kept by their number in the body ([`Sql::id`]):
@@ -54,14 +57,28 @@ pub fn usable(cx: &crate::context::Ctx<'_>) -> bool {
 /// Which kept body a running call uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Stamp {
-    oid: u64,
+    key: Key,
     made: u64,
+}
+
+/// What a body is kept by: the function's oid and a hash of its
+/// argument types (a polymorphic call's resolved ones; the definition
+/// kept beside it is compared in full, so a collision parses again).
+type Key = (u64, u64);
+
+fn key_of(def: &FunctionDef) -> Key {
+    use std::hash::{BuildHasher, Hash, Hasher};
+    let mut hasher = foldhash::fast::FixedState::with_seed(0).build_hasher();
+    for a in &def.args {
+        (a.1, a.2).hash(&mut hasher);
+    }
+    (def.oid, hasher.finish())
 }
 
 /// The session's kept bodies and plans.
 #[derive(Default)]
 pub struct PlanCache {
-    bodies: RefCell<foldhash::HashMap<u64, Body>>,
+    bodies: RefCell<foldhash::HashMap<Key, Body>>,
     /// The last stamp given.
     stamps: Cell<u64>,
     /// How many statements' plans were made (kept ones are not counted
@@ -103,11 +120,12 @@ impl PlanCache {
     /// `def`'s body parsed, and the stamp of its kept plans (a new one if
     /// the kept body is another definition's).
     pub fn body(&self, def: &FunctionDef) -> Result<(Arc<Block>, Stamp), SqlError> {
-        if let Some(body) = self.bodies.borrow().get(&def.oid)
+        let key = key_of(def);
+        if let Some(body) = self.bodies.borrow().get(&key)
             && body.def == *def
         {
             let stamp = Stamp {
-                oid: def.oid,
+                key,
                 made: body.made,
             };
             return Ok((body.block.clone(), stamp));
@@ -120,7 +138,7 @@ impl PlanCache {
             bodies.clear();
         }
         bodies.insert(
-            def.oid,
+            key,
             Body {
                 def: def.clone(),
                 block: block.clone(),
@@ -128,14 +146,14 @@ impl PlanCache {
                 statements: Vec::new(),
             },
         );
-        Ok((block, Stamp { oid: def.oid, made }))
+        Ok((block, Stamp { key, made }))
     }
 
     /// Statement `id` of the body `stamp` names, taken out while it runs.
     pub fn take(&self, stamp: Stamp, id: usize) -> Option<Box<KeptSql>> {
         let mut bodies = self.bodies.borrow_mut();
         let body = bodies
-            .get_mut(&stamp.oid)
+            .get_mut(&stamp.key)
             .filter(|b| b.made == stamp.made)?;
         body.statements.get_mut(id)?.take()
     }
@@ -144,7 +162,7 @@ impl PlanCache {
     /// replaced meanwhile).
     pub fn put(&self, stamp: Stamp, id: usize, kept: Box<KeptSql>) {
         let mut bodies = self.bodies.borrow_mut();
-        let Some(body) = bodies.get_mut(&stamp.oid).filter(|b| b.made == stamp.made) else {
+        let Some(body) = bodies.get_mut(&stamp.key).filter(|b| b.made == stamp.made) else {
             return;
         };
         if body.statements.len() <= id {

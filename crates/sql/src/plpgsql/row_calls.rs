@@ -122,11 +122,19 @@ pub fn bind(
     }
     crate::plpgsql::callable(&def)?;
     crate::sql_functions::note_used(&def);
-    let args = crate::sql_functions::call_args(&f.args, &def)?;
-    let args = (args.iter().zip(&def.args))
-        .map(|(arg, (_, oid, typmod))| {
+    let written = crate::sql_functions::call_args(&f.args, &def)?;
+    let bound = (written.iter())
+        .map(|arg| crate::scalar::bind(arg, columns))
+        .collect::<Result<Vec<_>, SqlError>>()?;
+    // Its polymorphic types made the call's (`polymorphic.rs`); the body
+    // is kept per resolution (`plan_cache.rs`).
+    let actual: Vec<_> = (written.iter().zip(&bound))
+        .map(|(w, b)| (!crate::polymorphic::is_untyped(w)).then(|| b.ty_in(columns)))
+        .collect();
+    let def = crate::polymorphic::resolve_def(&def, &actual)?;
+    let args = (bound.into_iter().zip(&def.args))
+        .map(|(bound, (_, oid, typmod))| {
             let ty = type_of(*oid, *typmod)?;
-            let bound = crate::scalar::bind(arg, columns)?;
             Ok(match bound.ty_in(columns) == ty {
                 true => bound,
                 false => Scalar::Cast(Box::new(bound), ty),

@@ -184,7 +184,11 @@ impl Catalog {
             return Ok(());
         };
         let rebuilt: Vec<IndexDef> = (table.indexes.iter())
-            .filter(|i| over(&i.columns, &changed) || over(&i.exprs.reads, &changed))
+            .filter(|i| {
+                over(&i.columns, &changed)
+                    || over(&i.exprs.reads, &changed)
+                    || over(&i.exprs.include, &changed)
+            })
             .cloned()
             .collect();
         if let Some(index) = rebuilt.iter().find(|i| !i.is_plain()) {

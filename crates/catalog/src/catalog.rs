@@ -402,13 +402,14 @@ impl Catalog {
         table_name: &str,
         index_name: &str,
         columns: &[&str],
+        include: &[&str],
         deferrable: Deferrable,
     ) -> Result<IndexDef, CatalogError> {
         self.build_ascending(
             txn,
             table_name,
             index_name,
-            columns,
+            (columns, include),
             IndexKind::UniqueConstraint(deferrable),
         )
     }
@@ -422,24 +423,26 @@ impl Catalog {
         table_name: &str,
         index_name: &str,
         columns: &[&str],
+        include: &[&str],
         deferrable: Deferrable,
     ) -> Result<IndexDef, CatalogError> {
         self.build_ascending(
             txn,
             table_name,
             index_name,
-            columns,
+            (columns, include),
             IndexKind::Primary(deferrable),
         )
     }
 
-    /// An index of `kind` over `columns`, each ascending (a constraint's).
+    /// An index of `kind` over `columns`, each ascending (a constraint's),
+    /// with the `include`d columns.
     fn build_ascending(
         &self,
         txn: &mut Transaction,
         table_name: &str,
         index_name: &str,
-        columns: &[&str],
+        (columns, include): (&[&str], &[&str]),
         kind: IndexKind,
     ) -> Result<IndexDef, CatalogError> {
         let columns = ascending(columns);
@@ -447,7 +450,7 @@ impl Catalog {
             txn,
             table_name,
             index_name,
-            &named(&columns),
+            (&named(&columns), include),
             IndexExprs::default(),
             kind,
         )
@@ -467,7 +470,7 @@ impl Catalog {
             txn,
             table_name,
             index_name,
-            &named(columns),
+            (&named(columns), &[]),
             IndexExprs::default(),
             unique,
         )
@@ -478,13 +481,14 @@ impl Catalog {
     /// `exprs`' expressions (`None`), and `exprs` holds its predicate
     /// (README, "Expression and partial indexes"). Its entries are
     /// computed by the evaluator the SQL layer lent
-    /// ([`Catalog::set_index_evaluator`]).
+    /// ([`Catalog::set_index_evaluator`]). The columns named second are
+    /// its included ones (`INCLUDE`: [`IndexExprs::include`]).
     pub fn create_index_derived(
         &self,
         txn: &mut Transaction,
         table_name: &str,
         index_name: &str,
-        keys: &[(Option<&str>, KeyOrder)],
+        keys: (&[(Option<&str>, KeyOrder)], &[&str]),
         exprs: IndexExprs,
         unique: bool,
     ) -> Result<IndexDef, CatalogError> {
@@ -502,8 +506,8 @@ impl Catalog {
         txn: &mut Transaction,
         table_name: &str,
         index_name: &str,
-        columns: &[(Option<&str>, KeyOrder)],
-        exprs: IndexExprs,
+        (columns, include): (&[(Option<&str>, KeyOrder)], &[&str]),
+        mut exprs: IndexExprs,
         kind: IndexKind,
     ) -> Result<IndexDef, CatalogError> {
         self.reclaim(txn.manager())?;
@@ -527,6 +531,17 @@ impl Catalog {
                     }),
                 })
                 .collect::<Result<Vec<u16>, _>>()?;
+        exprs.include = (include.iter())
+            .map(|c| {
+                table
+                    .column(c)
+                    .map(|p| p as u16)
+                    .ok_or_else(|| CatalogError::NoSuchColumn {
+                        table: table_name.to_string(),
+                        column: c.to_string(),
+                    })
+            })
+            .collect::<Result<Vec<u16>, _>>()?;
         let expression_keys = positions.iter().filter(|&&p| p == IndexDef::EXPRESSION);
         if expression_keys.count() != exprs.keys.len() {
             return Err(CatalogError::Corrupt(format!(
@@ -845,7 +860,7 @@ impl Catalog {
         txn: &mut Transaction,
         name: &str,
         constraint: Option<&str>,
-        columns: &[&str],
+        (columns, include): (&[&str], &[&str]),
         deferrable: Deferrable,
     ) -> Result<IndexDef, CatalogError> {
         let table = self.lock_table(txn, name)?;
@@ -859,7 +874,7 @@ impl Catalog {
             Some(constraint) => constraint.to_string(),
             None => format!("{name}_pkey"),
         };
-        self.create_primary_index(txn, name, &index_name, columns, deferrable)
+        self.create_primary_index(txn, name, &index_name, columns, include, deferrable)
     }
 
     /// `ALTER TABLE table_name ADD COLUMN column`: a `folio.attribute` row

@@ -92,10 +92,17 @@ impl IndexDef {
         self.unique && self.is_plain() && !self.deferrable.is_deferrable() && have == wanted
     }
 
-    /// Whether the index reads column `position` (a key column, or in an
-    /// expression or the predicate).
+    /// Whether the index reads column `position` (a key column, in an
+    /// expression or the predicate, or an included column).
     pub fn reads_column(&self, position: u16) -> bool {
-        self.columns.contains(&position) || self.exprs.reads.contains(&position)
+        self.columns.contains(&position)
+            || self.exprs.reads.contains(&position)
+            || self.exprs.include.contains(&position)
+    }
+
+    /// Its included columns (`INCLUDE`), by position.
+    pub fn include(&self) -> &[u16] {
+        &self.exprs.include
     }
 }
 
@@ -891,7 +898,7 @@ impl ClassRow {
         if self.kind == KIND_MATVIEW {
             w.u8(self.populated as u8);
         }
-        if self.kind == KIND_INDEX && !self.exprs.is_empty() {
+        if self.kind == KIND_INDEX && self.exprs.is_stored() {
             self.exprs.encode(&mut w);
         }
         if let Some(body) = &self.enum_body {
@@ -1200,6 +1207,7 @@ mod tests {
                 }],
                 predicate: Some("done = false".into()),
                 reads: vec![0, 3],
+                include: vec![2],
             },
             ..class.clone()
         };

@@ -234,7 +234,10 @@ impl Catalog {
             for (tid, class) in &classes {
                 // (An index whose expressions or predicate read it goes
                 // too, as PostgreSQL's.)
-                if class.columns.contains(&position) || class.exprs.reads.contains(&position) {
+                if class.columns.contains(&position)
+                    || class.exprs.reads.contains(&position)
+                    || class.exprs.include.contains(&position)
+                {
                     // Its index (its pages come back once this commits:
                     // `reclaim.rs`), or the sequence it owns.
                     self.classes.delete(txn, *tid)?;
@@ -243,11 +246,13 @@ impl Catalog {
                     }
                 } else if shifted(&class.columns, position) != class.columns
                     || shifted(&class.exprs.reads, position) != class.exprs.reads
+                    || shifted(&class.exprs.include, position) != class.exprs.include
                 {
                     let moved = ClassRow {
                         columns: shifted(&class.columns, position),
                         exprs: crate::index_exprs::IndexExprs {
                             reads: shifted(&class.exprs.reads, position),
+                            include: shifted(&class.exprs.include, position),
                             ..class.exprs.clone()
                         },
                         ..class.clone()

@@ -20,6 +20,12 @@ pub struct IndexExprs {
     /// The table columns (positions) the expressions and the predicate
     /// read: what DROP COLUMN and a column type change look at.
     pub reads: Vec<u16>,
+    /// The index's included columns (`INCLUDE (c, ...)`, PostgreSQL's
+    /// non-key attributes), by position: recorded, not part of the key,
+    /// so uniqueness and order are the key's alone. Kept here, with the
+    /// other parts of an index beyond its key columns, so every path that
+    /// carries an index's definition (rebuilds, renames) carries them.
+    pub include: Vec<u16>,
 }
 
 /// One expression key: its SQL text and the type of its values.
@@ -48,8 +54,17 @@ impl IndexExprs {
         self.keys.is_empty() && self.predicate.is_none()
     }
 
-    /// The tail of an index's `folio.class` row (written only when not
-    /// empty: older rows have none).
+    /// Whether an index's `folio.class` row carries the tail
+    /// ([`IndexExprs::encode`]): expressions, a predicate or included
+    /// columns.
+    pub(crate) fn is_stored(&self) -> bool {
+        !self.is_empty() || !self.include.is_empty()
+    }
+
+    /// The tail of an index's `folio.class` row (written only when
+    /// [`IndexExprs::is_stored`]: older rows have none). The included
+    /// columns come last, only when there are some (rows written before
+    /// them end at `reads`).
     pub(crate) fn encode(&self, w: &mut Writer) {
         w.u16(self.keys.len() as u16);
         for key in &self.keys {
@@ -62,6 +77,12 @@ impl IndexExprs {
         w.u16(self.reads.len() as u16);
         for &c in &self.reads {
             w.u16(c);
+        }
+        if !self.include.is_empty() {
+            w.u16(self.include.len() as u16);
+            for &c in &self.include {
+                w.u16(c);
+            }
         }
     }
 
@@ -87,10 +108,18 @@ impl IndexExprs {
         };
         let m = r.u16()?;
         let reads = (0..m).map(|_| r.u16()).collect::<Result<_, _>>()?;
+        let include = match r.0.is_empty() {
+            true => Vec::new(),
+            false => {
+                let k = r.u16()?;
+                (0..k).map(|_| r.u16()).collect::<Result<_, _>>()?
+            }
+        };
         Ok(IndexExprs {
             keys,
             predicate,
             reads,
+            include,
         })
     }
 }
@@ -139,11 +168,23 @@ mod tests {
             }],
             predicate: Some("NOT done".into()),
             reads: vec![1, 3],
+            include: Vec::new(),
         };
         let mut w = Writer::default();
         exprs.encode(&mut w);
         let mut r = Reader(&w.0);
         assert_eq!(IndexExprs::decode(&mut r).unwrap(), exprs);
+        r.end().unwrap();
+        // Included columns alone: a plain index whose row has the tail.
+        let covering = IndexExprs {
+            include: vec![2, 0],
+            ..IndexExprs::default()
+        };
+        assert!(covering.is_empty() && covering.is_stored());
+        let mut w = Writer::default();
+        covering.encode(&mut w);
+        let mut r = Reader(&w.0);
+        assert_eq!(IndexExprs::decode(&mut r).unwrap(), covering);
         r.end().unwrap();
         let mut empty = Reader(&[]);
         assert!(IndexExprs::decode(&mut empty).unwrap().is_empty());

@@ -137,6 +137,38 @@ impl Catalog {
         })
     }
 
+    /// `ALTER TABLE table_name ADD {UNIQUE | PRIMARY KEY} USING INDEX
+    /// index`: the existing unique index `index` becomes the table's
+    /// UNIQUE constraint or primary key ([`IndexDef::constraint`],
+    /// [`IndexDef::primary`]), deferrable as given. The SQL layer checks
+    /// first that the index may (folio-sql `key_from_index.rs`), makes a
+    /// primary key's columns NOT NULL and renames the index.
+    pub fn make_index_constraint(
+        &self,
+        txn: &mut Transaction,
+        table_name: &str,
+        index: &str,
+        primary: bool,
+        deferrable: crate::defs::Deferrable,
+    ) -> Result<(), CatalogError> {
+        let table = self.lock_table(txn, table_name)?;
+        self.lock_for_ddl(txn, table.oid, LockMode::AccessExclusive)?;
+        if primary && table.primary_key().is_some() {
+            return Err(CatalogError::MultiplePrimaryKeys(table_name.to_string()));
+        }
+        let def = (table.indexes.iter().find(|i| i.name == index)).ok_or_else(|| {
+            CatalogError::NoIndexForTable {
+                index: index.to_string(),
+                table: table.name.clone(),
+            }
+        })?;
+        self.repoint(txn, &def.name, def.oid, |class| {
+            class.constraint = true;
+            class.primary = primary;
+            class.deferrable = deferrable;
+        })
+    }
+
     /// The rows of `table` a snapshot of `txn` sees, as stored.
     fn heap_rows(&self, txn: &Transaction, table: &TableDef) -> Result<Vec<Vec<u8>>, CatalogError> {
         let mut rows = Vec::new();

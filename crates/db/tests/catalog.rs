@@ -342,7 +342,7 @@ fn constraints_are_kept_in_the_catalog() {
         cat.create_table(&mut t, "child", &columns()).unwrap();
         let e = cat.add_foreign_key(&mut t, "child", &fk("child_bid_fkey", None));
         assert_eq!(e.unwrap_err().sqlstate(), Some("42704"));
-        cat.add_primary_key(&mut t, "parent", None, &["aid"], Deferrable::No)
+        cat.add_primary_key(&mut t, "parent", None, (&["aid"], &[]), Deferrable::No)
             .unwrap();
         let e = cat.add_foreign_key(&mut t, "child", &fk("child_bid_fkey", Some(&bid[..])));
         assert_eq!(e.unwrap_err().sqlstate(), Some("42830"));

@@ -216,6 +216,7 @@ impl<'db> Transaction<'db> {
                 &schema.name,
                 &primary_key_name(&schema.name),
                 &key,
+                &[],
                 folio_catalog::Deferrable::No,
             )?;
             for index in &schema.indexes {

@@ -121,6 +121,8 @@ pub fn create_table(
                     KeyConstraint {
                         name: option.name.as_ref().map(names::ident),
                         columns: vec![column_name.clone()],
+                        include: Vec::new(),
+                        using_index: None,
                         deferrable: deferrable(characteristics.as_ref())?,
                     },
                 )?,
@@ -140,6 +142,12 @@ pub fn create_table(
     }
     for constraint in &create.constraints {
         match key_constraint(constraint) {
+            Some((_, Ok(key))) if key.using_index.is_some() => {
+                return Err(SqlError::new(
+                    "0A000",
+                    "cannot use an existing index in CREATE TABLE",
+                ));
+            }
             Some((primary, key)) => keys.push(&name, primary, key?)?,
             None => additions.push(constraint)?,
         }
@@ -1390,7 +1398,7 @@ pub fn alter_table(
                 not_valid: false,
             } if key_constraint(constraint).is_some() => {
                 let (primary, key) = key_constraint(constraint).expect("matched");
-                key?.add(cx, txn, &name, primary)?;
+                key?.add(cx, txn, notices, &name, primary)?;
             }
             AlterTableOperation::AddConstraint {
                 constraint,
@@ -1594,7 +1602,7 @@ fn rename_column_in(text: &str, old: &str, new: &str) -> String {
 /// change (which locks the table first), then every row checked under
 /// the latest snapshot (23502 if one holds a NULL there, which rolls the
 /// change back with the statement).
-fn set_not_null(
+pub(crate) fn set_not_null(
     cx: &Ctx<'_>,
     txn: &mut Transaction,
     name: &str,
@@ -1888,9 +1896,17 @@ pub fn rename_index(
 /// columns' or characteristics' error).
 fn key_constraint(constraint: &TableConstraint) -> Option<(bool, Result<KeyConstraint, SqlError>)> {
     let key = |name: &Option<Ident>, columns: &[IndexColumn], characteristics: &Option<_>| {
+        // `INCLUDE (...)` and `USING INDEX i` (`key_include_syntax.rs`).
+        let spec = crate::key_include_syntax::KeySpec::take(columns);
         Ok(KeyConstraint {
             name: name.as_ref().map(names::ident),
-            columns: key_columns(columns)?,
+            columns: key_columns(spec.key)?,
+            include: (spec.include.iter())
+                .map(|c| Ok(indexes::ordered_column(c)?.0))
+                .collect::<Result<_, SqlError>>()?,
+            using_index: (spec.using_index)
+                .map(|c| Ok::<_, SqlError>(indexes::ordered_column(c)?.0))
+                .transpose()?,
             deferrable: deferrable(characteristics.as_ref())?,
         })
     };
@@ -1924,6 +1940,11 @@ struct KeyConstraint {
     /// `table_pkey`, `table_col_key`).
     name: Option<String>,
     columns: Vec<String>,
+    /// Its index's included columns (`INCLUDE (...)`).
+    include: Vec<String>,
+    /// `USING INDEX i`: the existing index that becomes the constraint
+    /// (`key_from_index.rs`; no columns then).
+    using_index: Option<String>,
     /// `DEFERRABLE [INITIALLY DEFERRED]` (design: README "Deferred
     /// constraints").
     deferrable: Deferrable,
@@ -1938,16 +1959,25 @@ impl KeyConstraint {
         &self,
         cx: &Ctx<'_>,
         txn: &mut Transaction,
+        notices: &mut Vec<Notice>,
         table: &str,
         primary: bool,
     ) -> Result<(), SqlError> {
+        if let Some(index) = &self.using_index {
+            let constraint = crate::key_from_index::Constraint {
+                primary,
+                name: self.name.as_deref(),
+                deferrable: self.deferrable,
+            };
+            return crate::key_from_index::add(cx, txn, notices, table, index, constraint);
+        }
         if !primary {
             return indexes::add_unique(
                 cx.db,
                 txn,
                 table,
                 self.name.as_deref(),
-                &self.columns,
+                (&self.columns, &self.include),
                 self.deferrable,
             );
         }
@@ -1955,11 +1985,12 @@ impl KeyConstraint {
             set_not_null(cx, txn, table, column)?;
         }
         let columns: Vec<&str> = self.columns.iter().map(String::as_str).collect();
+        let include: Vec<&str> = self.include.iter().map(String::as_str).collect();
         cx.db.catalog().add_primary_key(
             txn,
             table,
             self.name.as_deref(),
-            &columns,
+            (&columns, &include),
             self.deferrable,
         )?;
         Ok(())
@@ -2000,8 +2031,11 @@ impl KeyConstraints {
         let mut kept: Vec<(bool, KeyConstraint)> = Vec::new();
         let all = self.primary.map(|k| (true, k)).into_iter();
         for (primary, key) in all.chain(self.uniques.into_iter().map(|k| (false, k))) {
-            let same =
-                |k: &KeyConstraint| k.columns == key.columns && k.deferrable == key.deferrable;
+            let same = |k: &KeyConstraint| {
+                k.columns == key.columns
+                    && k.include == key.include
+                    && k.deferrable == key.deferrable
+            };
             match kept.iter_mut().find(|(_, k)| same(k)) {
                 Some((_, prior)) => {
                     if prior.name.is_none() {
@@ -2017,7 +2051,7 @@ impl KeyConstraints {
     /// Builds their indexes on `table`, which exists with the columns.
     fn create(self, cx: &Ctx<'_>, txn: &mut Transaction, table: &str) -> Result<(), SqlError> {
         for (primary, key) in self.reduced() {
-            key.add(cx, txn, table, primary)?;
+            key.add(cx, txn, &mut Vec::new(), table, primary)?;
         }
         Ok(())
     }

@@ -1256,6 +1256,14 @@ pub fn bind_call(
         return Ok(Err(args));
     }
     let types: Vec<Option<SqlType>> = args.iter().map(|a| typed(a, columns)).collect();
+    // A call named as a geometric type, of one quoted literal, is that
+    // type's input (PostgreSQL's `func_get_detail`: with no exact match,
+    // such a call is a coercion, so `box('1,1,2,2')` reads a box, not a
+    // point for `box(point)`).
+    if let (Some(kind), [Scalar::Const(Value::Text(_))]) = (GeoKind::from_name(name), &args[..]) {
+        let arg = args.into_iter().next().expect("one argument");
+        return Ok(Ok(fit_unknown(arg, SqlType::Geo(kind))?));
+    }
     // A name other functions have too (`length`) is theirs unless an
     // argument is geometric: a literal is text to them first.
     let geometric = types.iter().flatten().any(|t| is_geo(*t));

@@ -175,6 +175,7 @@ pub fn prepare(
         keys,
         predicate,
         reads: reads.into_iter().map(|c| c as u16).collect(),
+        include: Vec::new(),
     })
 }
 
@@ -427,10 +428,12 @@ pub fn predicate_text(sql: &str, pretty: bool) -> String {
 
 /// The columns of `index` (of `table`) as `pg_attribute` lists an
 /// index's: a key column's name and type, an expression's name part
-/// ([`label`]: `lower`, `expr`) and its key's type.
+/// ([`label`]: `lower`, `expr`) and its key's type; then the included
+/// columns.
 pub fn index_columns(table: &TableDef, index: &IndexDef) -> Vec<folio_catalog::ColumnDef> {
     let mut expressions = index.exprs.keys.iter();
     (index.columns.iter())
+        .chain(index.include())
         .map(|&c| match c {
             IndexDef::EXPRESSION => {
                 let key = expressions.next();

@@ -10,28 +10,35 @@ use folio_db::{Database, Transaction};
 use sqlparser::ast::{CreateIndex, Expr, IndexColumn, ObjectName};
 
 /// `CREATE [UNIQUE] INDEX [IF NOT EXISTS] [name] ON table [USING btree]
-/// (key [ASC | DESC] [NULLS FIRST | LAST], ...) [WHERE predicate]`, a key
-/// being a column or an expression (`lower(name)`, `(a + b)`: design in
-/// `index_exprs.rs`).
+/// (key [ASC | DESC] [NULLS FIRST | LAST], ...) [INCLUDE (column, ...)]
+/// [WHERE predicate]`, a key being a column or an expression
+/// (`lower(name)`, `(a + b)`: design in `index_exprs.rs`). Included
+/// columns are not keys: any type, no operator class, not in the
+/// uniqueness (README "Covering indexes").
 pub fn create_index(
     db: &Database,
     txn: &mut Transaction,
     notices: &mut Vec<Notice>,
     create: &CreateIndex,
 ) -> Result<Output, SqlError> {
-    let using_btree = create
-        .using
-        .as_ref()
-        .is_none_or(|u| u.to_string().eq_ignore_ascii_case("btree"));
+    let method = (create.using.as_ref()).map(|u| u.to_string().to_ascii_lowercase());
+    let using_btree = method.as_deref().is_none_or(|m| m == "btree");
+    if let Some(method @ ("brin" | "gin" | "hash")) = method.as_deref()
+        && !create.include.is_empty()
+    {
+        return Err(SqlError::new(
+            "0A000",
+            format!("access method \"{method}\" does not support included columns"),
+        ));
+    }
     if !using_btree
-        || !create.include.is_empty()
         || create.nulls_distinct.is_some()
         || !create.with.is_empty()
         || !create.index_options.is_empty()
         || !create.alter_options.is_empty()
     {
         return Err(SqlError::unsupported(
-            "CREATE INDEX with USING (other than btree), INCLUDE, NULLS DISTINCT or WITH",
+            "CREATE INDEX with USING (other than btree), NULLS DISTINCT or WITH",
         ));
     }
     // CONCURRENTLY builds the same index; folio's build locks writers out
@@ -42,6 +49,7 @@ pub fn create_index(
         .iter()
         .map(index_key)
         .collect::<Result<Vec<_>, _>>()?;
+    let include: Vec<String> = create.include.iter().map(names::ident).collect();
     check_operator_classes(db, txn, &table, create, &keys)?;
     let name = match &create.name {
         Some(name) => names::relation(name)?,
@@ -51,6 +59,7 @@ pub fn create_index(
                     Key::Column(c) => c.clone(),
                     Key::Expression(e) => crate::index_exprs::label(e),
                 })
+                .chain(include.iter().cloned())
                 .collect();
             let labels: Vec<&str> = labels.iter().map(String::as_str).collect();
             // (`_key` is a UNIQUE constraint's; a unique index is `_idx`
@@ -89,8 +98,15 @@ pub fn create_index(
         .collect();
     // Rows already in the table that collide: the catalog gives
     // PostgreSQL's `could not create unique index` and the key.
-    db.catalog()
-        .create_index_derived(txn, &table, &name, &keyed, exprs, create.unique)?;
+    let include: Vec<&str> = include.iter().map(String::as_str).collect();
+    db.catalog().create_index_derived(
+        txn,
+        &table,
+        &name,
+        (&keyed, &include),
+        exprs,
+        create.unique,
+    )?;
     Ok(Output::command("CREATE INDEX"))
 }
 
@@ -184,16 +200,20 @@ pub fn add_unique(
     txn: &mut Transaction,
     table: &str,
     constraint: Option<&str>,
-    columns: &[String],
+    (columns, include): (&[String], &[String]),
     deferrable: folio_catalog::Deferrable,
 ) -> Result<(), SqlError> {
     let plain: Vec<&str> = columns.iter().map(String::as_str).collect();
+    let include: Vec<&str> = include.iter().map(String::as_str).collect();
+    // Named after every column, included ones too (PostgreSQL's
+    // `ChooseIndexColumnNames`).
+    let labels: Vec<&str> = plain.iter().chain(&include).copied().collect();
     let name = match constraint {
         Some(name) => name.to_string(),
-        None => free_name(db, txn, table, &plain, "key")?,
+        None => free_name(db, txn, table, &labels, "key")?,
     };
     db.catalog()
-        .add_unique_constraint(txn, table, &name, &plain, deferrable)?;
+        .add_unique_constraint(txn, table, &name, &plain, &include, deferrable)?;
     Ok(())
 }
 
@@ -225,7 +245,10 @@ fn key_order(column: &IndexColumn) -> KeyOrder {
 
 /// PostgreSQL's name for an index it names itself
 /// (`ChooseRelationName`): `table_col1_col2_label`, shortened to 63
-/// bytes, then with the first of `1, 2, ...` that makes it unused.
+/// bytes, then with the first of `1, 2, ...` that makes it unused. A
+/// column named twice (a key column also included) takes the first of
+/// `1, 2, ...` that makes it differ from the names before it
+/// (`ChooseIndexColumnNames`: `c1_c2_c11`).
 fn free_name(
     db: &Database,
     txn: &Transaction,
@@ -233,7 +256,19 @@ fn free_name(
     columns: &[&str],
     label: &str,
 ) -> Result<String, SqlError> {
-    chosen_name(table, columns, label, |name| {
+    let mut distinct: Vec<String> = Vec::with_capacity(columns.len());
+    for &column in columns {
+        let mut name = column.to_string();
+        let mut suffix = 1;
+        while distinct.contains(&name) {
+            let digits = suffix.to_string();
+            name = format!("{}{digits}", shortened(column, MAX_NAME_LEN - digits.len()));
+            suffix += 1;
+        }
+        distinct.push(name);
+    }
+    let columns: Vec<&str> = distinct.iter().map(String::as_str).collect();
+    chosen_name(table, &columns, label, |name| {
         Ok(db.catalog().relation_exists(txn, name)?)
     })
 }

@@ -105,6 +105,8 @@ mod jsonpath_datetime;
 mod jsonpath_eval;
 mod jsonpath_functions;
 mod jsonpath_keyvalue;
+mod key_from_index;
+mod key_include_syntax;
 mod keywords;
 mod lock_table;
 mod lookups;

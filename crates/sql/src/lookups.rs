@@ -167,8 +167,13 @@ impl Lookups {
             }
             for index in &table.indexes {
                 out.name(index.oid as i64, &index.name);
-                // (`pg_get_indexdef(oid, n)` of an expression: its text.)
-                let columns = crate::index_exprs::key_texts(table, index, true);
+                // (`pg_get_indexdef(oid, n)` of an expression: its text;
+                // included columns follow the keys.)
+                let mut columns = crate::index_exprs::key_texts(table, index, true);
+                columns.extend(
+                    (index.include().iter())
+                        .map(|&c| names::written(&table.columns[usize::from(c)].name).to_string()),
+                );
                 out.indexes.insert(
                     index.oid as i64,
                     (
@@ -659,7 +664,7 @@ pub fn description_key(d: &folio_catalog::Description) -> (char, i64, i64) {
     }
 }
 
-/// `PRIMARY KEY (a, b)` or `UNIQUE (a)`.
+/// `PRIMARY KEY (a, b)` or `UNIQUE (a) [INCLUDE (b)]`.
 fn key_definition(table: &TableDef, index: &IndexDef) -> String {
     let columns: Vec<String> = index
         .columns
@@ -672,8 +677,9 @@ fn key_definition(table: &TableDef, index: &IndexDef) -> String {
         "UNIQUE"
     };
     format!(
-        "{kind} ({}){}",
+        "{kind} ({}){}{}",
         columns.join(", "),
+        crate::system::include_clause(table, index),
         deferrable_clause(index.deferrable)
     )
 }

@@ -525,6 +525,7 @@ impl SystemRelation {
                 ("indislive", Bool),
                 ("indisreplident", Bool),
                 ("indkey", Text),
+                ("indclass", Text),
                 ("indexprs", Text),
                 ("indpred", Text),
             ],
@@ -1157,23 +1158,39 @@ impl SystemRelation {
             SystemRelation::Index => {
                 for table in catalog.tables(txn)? {
                     for index in &table.indexes {
-                        // (An expression's key is 0, as PostgreSQL's.)
+                        // (An expression's key is 0, as PostgreSQL's;
+                        // included columns follow the keys.)
                         let key: Vec<String> = (index.columns.iter())
+                            .chain(index.include())
                             .map(|&c| match c {
                                 IndexDef::EXPRESSION => "0".into(),
                                 c => table.layout.attnum(usize::from(c)).to_string(),
+                            })
+                            .collect();
+                        // The key columns' operator classes (their types'
+                        // defaults; included columns have none).
+                        let mut expression_types = index.exprs.keys.iter();
+                        let classes: Vec<String> = (index.columns.iter())
+                            .map(|&c| {
+                                let ty = match c {
+                                    IndexDef::EXPRESSION => {
+                                        expression_types.next().and_then(|k| k.ty().ok())
+                                    }
+                                    c => table.column_type(usize::from(c)),
+                                };
+                                ty.map_or(0, default_btree_opclass).to_string()
                             })
                             .collect();
                         let expressions = (!index.exprs.keys.is_empty()).then(|| {
                             let texts = index.exprs.keys.iter().map(|k| k.sql.as_str());
                             text(&texts.collect::<Vec<_>>().join(", "))
                         });
-                        let width = Value::Int2(index.columns.len() as i16);
+                        let width = index.columns.len() + index.include().len();
                         out.push(vec![
                             oid(index.oid as i64),
                             oid(table.oid as i64),
-                            width.clone(),
-                            width,
+                            Value::Int2(width as i16),
+                            Value::Int2(index.columns.len() as i16),
                             Value::Bool(index.unique),
                             Value::Bool(false),
                             Value::Bool(index.primary),
@@ -1186,6 +1203,7 @@ impl SystemRelation {
                             Value::Bool(true),
                             Value::Bool(false),
                             text(&key.join(" ")),
+                            text(&classes.join(" ")),
                             expressions.unwrap_or(Value::Null),
                             index.exprs.predicate.as_deref().map_or(Value::Null, text),
                         ]);
@@ -1838,11 +1856,16 @@ impl TypeRow {
     }
 }
 
-/// PostgreSQL's oid of the default btree operator class of a range
-/// type's element type (`pg_range.rngsubopc`; folio has no `pg_opclass`).
+/// PostgreSQL's oid of the default btree operator class of a type
+/// (`pg_range.rngsubopc` of a range type's element type,
+/// `pg_index.indclass`; folio has no `pg_opclass`), 0 where PostgreSQL's
+/// oid is one initdb assigns.
 fn default_btree_opclass(element: SqlType) -> i64 {
     match element {
+        SqlType::Int2 => 1979,
         SqlType::Int4 => 1978,
+        SqlType::Float8 => 3123,
+        SqlType::Text => 3126,
         SqlType::Int8 => 3124,
         SqlType::Numeric(_) => 3125,
         SqlType::Date => 3122,
@@ -2338,11 +2361,24 @@ pub fn index_definition(table: &TableDef, index: &IndexDef, pretty: bool) -> Str
         None => String::new(),
     };
     format!(
-        "CREATE {}INDEX {} ON {}{} USING btree ({}){predicate}",
+        "CREATE {}INDEX {} ON {}{} USING btree ({}){}{predicate}",
         if index.unique { "UNIQUE " } else { "" },
         names::written(&index.name),
         if pretty { "" } else { "public." },
         names::written(&table.name),
-        keys.join(", ")
+        keys.join(", "),
+        include_clause(table, index)
     )
+}
+
+/// ` INCLUDE (c, ...)` of an index with included columns, as
+/// `pg_get_indexdef` and `pg_get_constraintdef` print it; empty without.
+pub fn include_clause(table: &TableDef, index: &IndexDef) -> String {
+    if index.include().is_empty() {
+        return String::new();
+    }
+    let columns: Vec<String> = (index.include().iter())
+        .map(|&c| names::written(&table.columns[usize::from(c)].name).to_string())
+        .collect();
+    format!(" INCLUDE ({})", columns.join(", "))
 }

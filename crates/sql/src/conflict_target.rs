@@ -31,6 +31,7 @@
 use crate::error::SqlError;
 use crate::index_exprs::{self, Compiled};
 use crate::names;
+use crate::parse::closing;
 use crate::position::Text;
 use crate::scalar::{self, Columns, Scalar};
 use folio_catalog::{IndexDef, Relation, RelationIndex};
@@ -167,11 +168,6 @@ pub fn encode(tokens: &mut Vec<TokenWithSpan>, text: &Text<'_>) {
 /// Whether `token` is the unquoted keyword `keyword`.
 fn is_keyword(token: &TokenWithSpan, keyword: Keyword) -> bool {
     crate::parse::keyword(&token.token) == Some(keyword)
-}
-
-/// The parenthesis closing the one at `open`.
-fn closing(tokens: &[TokenWithSpan], open: usize) -> Option<usize> {
-    (open..tokens.len()).find(|&i| tokens[i].token == Token::RParen && depth(tokens, open, i) == 0)
 }
 
 /// The parenthesis depth just after `tokens[from..=to]`.

@@ -14,6 +14,7 @@
 
 use crate::error::SqlError;
 use crate::names;
+use crate::parse::closing;
 use sqlparser::ast::{Expr, FunctionArg, FunctionArgExpr, FunctionArguments};
 use sqlparser::tokenizer::{Token, TokenWithSpan};
 
@@ -244,24 +245,6 @@ fn opens_sets(tokens: &[TokenWithSpan], at: usize) -> bool {
     word(at, "grouping")
         && word(at + 1, "sets")
         && tokens.get(at + 2).map(|t| &t.token) == Some(&Token::LParen)
-}
-
-/// The parenthesis closing the one at `open`.
-fn closing(tokens: &[TokenWithSpan], open: usize) -> Option<usize> {
-    let mut depth = 0usize;
-    for (i, t) in tokens.iter().enumerate().skip(open) {
-        match t.token {
-            Token::LParen => depth += 1,
-            Token::RParen => {
-                depth = depth.checked_sub(1)?;
-                if depth == 0 {
-                    return Some(i);
-                }
-            }
-            _ => {}
-        }
-    }
-    None
 }
 
 /// The items of a GROUPING SETS list (its tokens inside the parentheses)

@@ -14,6 +14,7 @@
 //! reads, is left alone (no `(` follows its `UNIQUE`), and so is
 //! `REPLICA IDENTITY USING INDEX`.
 
+use crate::parse::closing;
 use sqlparser::ast::IndexColumn;
 use sqlparser::keywords::Keyword;
 use sqlparser::tokenizer::{Token, TokenWithSpan, Word};
@@ -138,24 +139,6 @@ fn name(value: &str) -> Token {
 fn is_word_at(tokens: &[TokenWithSpan], at: usize, word: &str) -> bool {
     matches!(tokens.get(at).map(|t| &t.token), Some(Token::Word(w))
         if w.quote_style.is_none() && w.value.eq_ignore_ascii_case(word))
-}
-
-/// The parenthesis closing the one at `open`.
-fn closing(tokens: &[TokenWithSpan], open: usize) -> Option<usize> {
-    let mut depth = 0i32;
-    for (i, t) in tokens.iter().enumerate().skip(open) {
-        match t.token {
-            Token::LParen => depth += 1,
-            Token::RParen => {
-                depth -= 1;
-                if depth == 0 {
-                    return Some(i);
-                }
-            }
-            _ => {}
-        }
-    }
-    None
 }
 
 #[cfg(test)]

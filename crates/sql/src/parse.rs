@@ -1876,6 +1876,24 @@ pub(crate) fn next_keyword(tokens: &[TokenWithSpan], from: usize, kw: Keyword) -
     (from..tokens.len()).find(|&i| keyword(&tokens[i].token) == Some(kw))
 }
 
+/// The index of the parenthesis in `tokens` closing the one at `open`.
+pub(crate) fn closing(tokens: &[TokenWithSpan], open: usize) -> Option<usize> {
+    let mut depth = 0i32;
+    for (i, t) in tokens.iter().enumerate().skip(open) {
+        match t.token {
+            Token::LParen => depth += 1,
+            Token::RParen => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(i);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
 /// The keyword `token` is, if it is an unquoted one.
 pub(crate) fn keyword(token: &Token) -> Option<Keyword> {
     match token {

@@ -13,6 +13,7 @@
 //! and a column list on an `ON UPDATE` action are PostgreSQL's 0A000.
 
 use crate::error::SqlError;
+use crate::parse::closing;
 use sqlparser::ast::Ident;
 use sqlparser::keywords::Keyword;
 use sqlparser::tokenizer::{Token, TokenWithSpan, Word};
@@ -183,24 +184,6 @@ fn is_word(token: &TokenWithSpan, word: &str) -> bool {
 
 fn is_word_at(tokens: &[TokenWithSpan], at: usize, word: &str) -> bool {
     tokens.get(at).is_some_and(|t| is_word(t, word))
-}
-
-/// The parenthesis closing the one at `open`.
-fn closing(tokens: &[TokenWithSpan], open: usize) -> Option<usize> {
-    let mut depth = 0i32;
-    for (i, t) in tokens.iter().enumerate().skip(open) {
-        match t.token {
-            Token::LParen => depth += 1,
-            Token::RParen => {
-                depth -= 1;
-                if depth == 0 {
-                    return Some(i);
-                }
-            }
-            _ => {}
-        }
-    }
-    None
 }
 
 #[cfg(test)]

@@ -14,10 +14,9 @@
 //! reads, is left alone (no `(` follows its `UNIQUE`), and so is
 //! `REPLICA IDENTITY USING INDEX`.
 
-use crate::parse::closing;
+use crate::parse::{closing, quoted_word as name, word_at as is_word_at};
 use sqlparser::ast::IndexColumn;
-use sqlparser::keywords::Keyword;
-use sqlparser::tokenizer::{Token, TokenWithSpan, Word};
+use sqlparser::tokenizer::{Token, TokenWithSpan};
 
 /// The name after which the included columns follow.
 const INCLUDE: &str = "\u{0}include";
@@ -125,20 +124,6 @@ pub fn encode(tokens: &mut Vec<TokenWithSpan>) {
         tokens.splice(close..close, moved);
         at = close + added;
     }
-}
-
-/// A quoted name token.
-fn name(value: &str) -> Token {
-    Token::Word(Word {
-        value: value.to_string(),
-        quote_style: Some('"'),
-        keyword: Keyword::NoKeyword,
-    })
-}
-
-fn is_word_at(tokens: &[TokenWithSpan], at: usize, word: &str) -> bool {
-    matches!(tokens.get(at).map(|t| &t.token), Some(Token::Word(w))
-        if w.quote_style.is_none() && w.value.eq_ignore_ascii_case(word))
 }
 
 #[cfg(test)]

@@ -1876,6 +1876,21 @@ pub(crate) fn next_keyword(tokens: &[TokenWithSpan], from: usize, kw: Keyword) -
     (from..tokens.len()).find(|&i| keyword(&tokens[i].token) == Some(kw))
 }
 
+/// A quoted name token (`"value"`): a word no keyword rule reads.
+pub(crate) fn quoted_word(value: &str) -> Token {
+    Token::Word(sqlparser::tokenizer::Word {
+        value: value.to_string(),
+        quote_style: Some('"'),
+        keyword: Keyword::NoKeyword,
+    })
+}
+
+/// Whether `tokens[at]` is the unquoted word `word` (any case).
+pub(crate) fn word_at(tokens: &[TokenWithSpan], at: usize, word: &str) -> bool {
+    matches!(tokens.get(at).map(|t| &t.token), Some(Token::Word(w))
+        if w.quote_style.is_none() && w.value.eq_ignore_ascii_case(word))
+}
+
 /// The index of the parenthesis in `tokens` closing the one at `open`.
 pub(crate) fn closing(tokens: &[TokenWithSpan], open: usize) -> Option<usize> {
     let mut depth = 0i32;

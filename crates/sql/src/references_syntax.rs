@@ -13,10 +13,9 @@
 //! and a column list on an `ON UPDATE` action are PostgreSQL's 0A000.
 
 use crate::error::SqlError;
-use crate::parse::closing;
+use crate::parse::{closing, quoted_word as name, word_at as is_word_at};
 use sqlparser::ast::Ident;
-use sqlparser::keywords::Keyword;
-use sqlparser::tokenizer::{Token, TokenWithSpan, Word};
+use sqlparser::tokenizer::{Token, TokenWithSpan};
 
 /// The name standing for `MATCH FULL`.
 const MATCH_FULL: &str = "\u{0}match full";
@@ -168,22 +167,9 @@ pub fn encode(tokens: &mut Vec<TokenWithSpan>) -> Result<(), SqlError> {
     Ok(())
 }
 
-/// A quoted name token.
-fn name(value: &str) -> Token {
-    Token::Word(Word {
-        value: value.to_string(),
-        quote_style: Some('"'),
-        keyword: Keyword::NoKeyword,
-    })
-}
-
 /// Whether `token` is the unquoted word `word` (any case).
 fn is_word(token: &TokenWithSpan, word: &str) -> bool {
     matches!(&token.token, Token::Word(w) if w.quote_style.is_none() && w.value.eq_ignore_ascii_case(word))
-}
-
-fn is_word_at(tokens: &[TokenWithSpan], at: usize, word: &str) -> bool {
-    tokens.get(at).is_some_and(|t| is_word(t, word))
 }
 
 #[cfg(test)]

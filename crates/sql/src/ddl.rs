@@ -1625,11 +1625,13 @@ pub(crate) fn set_not_null(
 }
 
 /// `ALTER TABLE name ADD [COLUMN] [IF NOT EXISTS] column type [DEFAULT
-/// expr] [NOT NULL | NULL] [CHECK (...)] [REFERENCES ...]`: the column is
+/// expr] [NOT NULL | NULL] [CHECK (...)] [REFERENCES ...] [PRIMARY KEY |
+/// UNIQUE]`: the column is
 /// added to the catalog (rows written before read it as NULL), then, with
 /// a DEFAULT, every row gets the default's value (evaluated per row, as
-/// PostgreSQL's rewrite does for a volatile default), then NOT NULL, CHECK
-/// and REFERENCES are checked against the rows. All under the table's
+/// PostgreSQL's rewrite does for a volatile default), then NOT NULL, the
+/// column's key (its unique index built), CHECK and REFERENCES are
+/// checked against the rows. All under the table's
 /// ACCESS EXCLUSIVE lock, in the statement's transaction.
 fn add_column(
     cx: &Ctx<'_>,
@@ -1652,6 +1654,7 @@ fn add_column(
     let mut default = None;
     let mut collation = None;
     let mut generated = None;
+    let mut keys = Vec::new();
     column_clauses(table, &column_name, &column.options, serial.is_some())?;
     // A serial's or an identity's sequence, made once the column is.
     let owned = owned_request(column, ty, serial.is_some())?;
@@ -1675,12 +1678,40 @@ fn add_column(
             ColumnOption::Check(_) | ColumnOption::ForeignKey { .. } => {
                 additions.push_column_option(option, column)?
             }
+            // The column's own key, added once the column has its values.
+            ColumnOption::Unique {
+                is_primary,
+                ref characteristics,
+            } => keys.push((
+                is_primary,
+                KeyConstraint {
+                    name: option.name.as_ref().map(names::ident),
+                    columns: vec![column_name.clone()],
+                    include: Vec::new(),
+                    using_index: None,
+                    deferrable: deferrable(characteristics.as_ref())?,
+                },
+            )),
             ref other => {
                 return Err(SqlError::unsupported(format!(
                     "the column option {other} in ADD COLUMN"
                 )));
             }
         }
+    }
+    // A second primary key fails before any row is looked at, as
+    // PostgreSQL's index definition comes before its rewrite.
+    if keys.iter().any(|(primary, _)| *primary)
+        && let Some(def) = db.catalog().table(txn, table)?
+        && def.primary_key().is_some()
+    {
+        return Err(SqlError::new(
+            "42P16",
+            format!(
+                "multiple primary keys for table \"{}\" are not allowed",
+                folio_catalog::unqualified(table)
+            ),
+        ));
     }
     let def = ColumnDef {
         local: true,
@@ -1766,6 +1797,9 @@ fn add_column(
     }
     if not_null {
         set_not_null(cx, txn, table, &column_name)?;
+    }
+    for (primary, key) in keys {
+        key.add(cx, txn, notices, table, primary)?;
     }
     additions.add(cx, txn, table)
 }

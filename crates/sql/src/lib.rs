@@ -176,6 +176,7 @@ mod schema_elements;
 mod schemas;
 mod search_cycle;
 mod search_cycle_rewrite;
+mod select_into;
 mod sequences;
 mod server_settings;
 mod session;

@@ -376,6 +376,7 @@ pub fn statements(sql: &str) -> Result<Vec<Parsed>, SqlError> {
         crate::references_syntax::encode(&mut spanned)?;
         crate::key_include_syntax::encode(&mut spanned);
         crate::table_command::expand(&mut spanned);
+        crate::select_into::rewrite(&mut spanned);
         // `ABORT [WORK | TRANSACTION] [AND [NO] CHAIN]` is PostgreSQL's
         // other spelling of ROLLBACK (sqlparser reads no ABORT).
         if matches!(&spanned[0].token, Token::Word(w)

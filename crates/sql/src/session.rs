@@ -3276,13 +3276,20 @@ pub(crate) fn run_with_params(
         ),
         Statement::AlterTable {
             name,
-            if_exists: false,
+            if_exists,
             only,
             operations,
             location: None,
             on_cluster: None,
             ..
         } => {
+            if *if_exists && !relation_named(cx, txn, name)? {
+                notices.push(Notice::info(format!(
+                    "relation \"{}\" does not exist, skipping",
+                    crate::names::relation(name)?
+                )));
+                return Ok(Output::command("ALTER TABLE"));
+            }
             let merged =
                 crate::inheritance::alter::check(cx, txn, notices, name, *only, operations)?;
             let operations = merged.as_deref().unwrap_or(operations);
@@ -3292,6 +3299,9 @@ pub(crate) fn run_with_params(
             crate::partitions::ddl::check_alter(cx, txn, name, *only, operations)?;
             let done = ddl::alter_table(cx, txn, notices, name, operations)?;
             crate::partitions::columns::recurse(cx, txn, name, operations)?;
+            if let Some(def) = cx.db.catalog().table(txn, &crate::names::relation(name)?)? {
+                crate::partitions::inherited_alter::recurse(cx, txn, &def, *only, operations)?;
+            }
             crate::partitions::ddl::after_key_or_index(cx, txn, notices, statement)?;
             crate::inheritance::alter::recurse(cx, txn, notices, name, *only, operations)?;
             Ok(done)
@@ -3314,6 +3324,17 @@ pub(crate) fn run_with_params(
             first_words(&other.to_string())
         ))),
     }
+}
+
+/// Whether `txn` sees a relation (table, view, sequence, index, ...)
+/// named `name`: ALTER TABLE IF EXISTS's test.
+fn relation_named(
+    cx: &Ctx<'_>,
+    txn: &Transaction,
+    name: &sqlparser::ast::ObjectName,
+) -> Result<bool, SqlError> {
+    let text = crate::temp_tables::resolve_name(cx, txn, &crate::names::relation(name)?)?;
+    Ok(cx.db.catalog().relation_exists(txn, &text)?)
 }
 
 /// A DDL statement parsed by folio (`parse.rs`) that runs with the

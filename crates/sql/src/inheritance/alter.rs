@@ -146,12 +146,15 @@ pub fn check(
         return Ok(None);
     };
     // (A partitioned table's ONLY has rules of its own: ADD / DROP
-    // COLUMN's are `partitions/columns.rs`'s, the others not built.)
+    // COLUMN's are `partitions/columns.rs`'s, DEFAULT, NOT NULL and
+    // CHECK's `partitions/inherited_alter.rs`'s, the others not built.)
     let column_op = |op: &AlterTableOperation| {
         matches!(
             op,
-            AlterTableOperation::AddColumn { .. } | AlterTableOperation::DropColumn { .. }
-        )
+            AlterTableOperation::AddColumn { .. }
+                | AlterTableOperation::DropColumn { .. }
+                | AlterTableOperation::DropConstraint { .. }
+        ) || crate::partitions::inherited_alter::is_handed_down(op)
     };
     if only && def.partition_key().is_some() && !operations.iter().all(column_op) {
         return Err(SqlError::unsupported("the statement \"ALTER TABLE ONLY\""));
@@ -400,7 +403,10 @@ fn recurse_from(
 /// `operations` with each unnamed `ADD CHECK` given the name the parent
 /// `root` gave it (its newest CHECK constraints, in order), so children
 /// get the same name, as PostgreSQL's.
-fn named_checks(root: &TableDef, operations: &[AlterTableOperation]) -> Vec<AlterTableOperation> {
+pub(crate) fn named_checks(
+    root: &TableDef,
+    operations: &[AlterTableOperation],
+) -> Vec<AlterTableOperation> {
     let unnamed = (operations.iter())
         .filter(|op| {
             matches!(

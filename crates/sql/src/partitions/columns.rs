@@ -30,7 +30,11 @@ fn table_def(cx: &Ctx<'_>, txn: &Transaction, name: &str) -> Result<TableDef, Sq
 }
 
 /// The partitions below `def`, each after its parent (breadth first).
-fn descendants(cx: &Ctx<'_>, txn: &Transaction, def: &TableDef) -> Result<Vec<TableDef>, SqlError> {
+pub(super) fn descendants(
+    cx: &Ctx<'_>,
+    txn: &Transaction,
+    def: &TableDef,
+) -> Result<Vec<TableDef>, SqlError> {
     let mut out: Vec<TableDef> = Vec::new();
     let mut at = 0;
     let mut next: Vec<String> = def.partitions.iter().map(|(_, n)| n.clone()).collect();

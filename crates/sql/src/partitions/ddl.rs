@@ -295,6 +295,8 @@ fn attach_def(
                 &c.name,
                 folio_catalog::ConstraintKind::Check { expr: expr.clone() },
             )?;
+            // The parent's, not the partition's own (`inherited_alter.rs`).
+            (cx.db.catalog()).set_constraint_local(txn, name, &c.name, false)?;
         }
     }
     super::trigger_clones::clone_all(cx, txn, parent, name)?;
@@ -648,10 +650,8 @@ pub fn check_alter(
                         ),
                     ));
                 }
-                TableConstraint::Check { .. } if def.partition_key().is_some() => {
-                    return Err(SqlError::unsupported(
-                        "CHECK constraints on a partitioned table",
-                    ));
+                TableConstraint::Check { .. } => {
+                    super::inherited_alter::check(cx, txn, &def, only, op)?;
                 }
                 _ => {}
             },
@@ -659,6 +659,7 @@ pub fn check_alter(
             // (A partitioned table's reaches its clones:
             // `trigger_clones.rs`.)
             op if crate::trigger_statements::Enabling::of(op).is_some() => {}
+            op if super::inherited_alter::check(cx, txn, &def, only, op)? => {}
             op if super::columns::check(cx, txn, &def, only, op)? => {}
             other => {
                 return Err(SqlError::unsupported(format!(

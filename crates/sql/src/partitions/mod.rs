@@ -21,6 +21,9 @@
 //!   parent table's index (`pg_inherits`, `pg_partition_tree`).
 //! - `columns.rs`: ADD / DROP COLUMN of a partitioned table, reaching
 //!   every partition; DROP CONSTRAINT of its foreign key.
+//! - `inherited_alter.rs`: SET / DROP DEFAULT, SET / DROP NOT NULL, ADD
+//!   and DROP of a CHECK of a partitioned table, reaching every
+//!   partition; what a partition may not drop of its parent's.
 //! - `ddl.rs`: CREATE TABLE ... PARTITION BY / PARTITION OF, ATTACH and
 //!   DETACH PARTITION.
 //! - `foreign_keys.rs`: foreign keys to and from partitioned tables: a
@@ -40,6 +43,7 @@ pub mod ddl;
 pub mod foreign_keys;
 pub mod hash;
 pub mod index_tree;
+pub mod inherited_alter;
 pub mod leaf_triggers;
 pub mod run_time;
 pub mod syntax;

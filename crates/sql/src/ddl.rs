@@ -1335,20 +1335,21 @@ pub fn alter_table(
             } if operations.len() == 1 => {
                 let (old, new) = (names::ident(old_column_name), names::ident(new_column_name));
                 crate::system_columns::check_column_name(&new)?;
-                if is_view == Some("views") {
-                    match db.catalog().rename_view_column(txn, &name, &old, &new) {
-                        Err(folio_catalog::CatalogError::NoSuchColumn { .. }) => {
-                            return Err(SqlError::new(
-                                "42703",
-                                format!("column \"{old}\" does not exist"),
-                            ));
-                        }
-                        other => other?,
-                    }
+                let renamed = if is_view == Some("views") {
+                    db.catalog().rename_view_column(txn, &name, &old, &new)
                 } else {
                     let rewrite = |text: &str| rename_column_in(text, &old, &new);
-                    db.catalog()
-                        .rename_column(txn, &name, &old, &new, &rewrite)?;
+                    db.catalog().rename_column(txn, &name, &old, &new, &rewrite)
+                };
+                // (PostgreSQL's renameatt names no relation.)
+                match renamed {
+                    Err(folio_catalog::CatalogError::NoSuchColumn { .. }) => {
+                        return Err(SqlError::new(
+                            "42703",
+                            format!("column \"{old}\" does not exist"),
+                        ));
+                    }
+                    other => other?,
                 }
                 if let Some(oid) = viewed {
                     let renamed = crate::view_renames::Renamed::Column {

@@ -52,7 +52,7 @@ pub(super) fn descendants(
 
 /// Whether `def`'s partition key uses column `column` (a key column, or
 /// one a key expression names).
-fn in_key(def: &TableDef, column: &str) -> bool {
+pub(super) fn in_key(def: &TableDef, column: &str) -> bool {
     let Some((_, columns)) = def.partition_key() else {
         return false;
     };

@@ -1,7 +1,8 @@
 //! `ALTER TABLE [ONLY] p` changes a partitioned table hands down to its
 //! partitions, as PostgreSQL 15's recursion does: `ALTER [COLUMN] c SET
-//! DEFAULT ... | DROP DEFAULT | SET NOT NULL | DROP NOT NULL`, `ADD
-//! [CONSTRAINT name] CHECK (...)` and `DROP CONSTRAINT` of a CHECK. Each
+//! DEFAULT ... | DROP DEFAULT | SET NOT NULL | DROP NOT NULL | TYPE ...`,
+//! `RENAME [COLUMN] c TO d`, `ADD [CONSTRAINT name] CHECK (...)` and
+//! `DROP CONSTRAINT` of a CHECK. Each
 //! runs on the table, then (without ONLY) on every partition below it,
 //! each after its parent, through the plain ALTER TABLE of one table
 //! (`ddl::alter_table`), so the rows of each partition are checked where
@@ -16,7 +17,11 @@
 //! not add a CHECK nor remove either (42P16, PostgreSQL's texts); ONLY
 //! of one without partitions changes the table alone. A DEFAULT with
 //! ONLY stays the table's own (a partition keeps its own default, which
-//! an INSERT naming the partition uses).
+//! an INSERT naming the partition uses). A partition's columns are all
+//! its parent's: it may not retype nor rename one (42P16), and no
+//! partition key column anywhere in the tree may be retyped (42P16, the
+//! relation whose key it is named); ONLY p with partitions may not rename
+//! (`inherited column "a" must be renamed in child tables too`).
 
 use crate::context::Ctx;
 use crate::error::SqlError;
@@ -63,7 +68,9 @@ pub fn is_handed_down(op: &AlterTableOperation) -> bool {
                 | AlterColumnOperation::DropDefault
                 | AlterColumnOperation::SetNotNull
                 | AlterColumnOperation::DropNotNull
+                | AlterColumnOperation::SetDataType { .. }
         ),
+        AlterTableOperation::RenameColumn { .. } => true,
         AlterTableOperation::AddConstraint {
             constraint: constraint @ TableConstraint::Check { .. },
             ..
@@ -109,6 +116,65 @@ pub fn check(
             }
         }
         _ if !is_handed_down(op) => Ok(false),
+        AlterTableOperation::AlterColumn {
+            column_name,
+            op: AlterColumnOperation::SetDataType { .. },
+        } => {
+            let column = names::ident(column_name);
+            if def.partition_of().is_some() && def.column(&column).is_some() {
+                return Err(invalid(format!(
+                    "cannot alter inherited column \"{column}\""
+                )));
+            }
+            if with_partitions {
+                return Err(invalid(format!(
+                    "type of inherited column \"{column}\" must be changed in child tables too"
+                )));
+            }
+            let mut tree = vec![def.clone()];
+            tree.extend(super::columns::descendants(cx, txn, def)?);
+            if let Some(t) = tree.iter().find(|t| super::columns::in_key(t, &column)) {
+                return Err(invalid(format!(
+                    "cannot alter column \"{column}\" because it is part of the partition key of relation \"{}\"",
+                    bare(&t.name)
+                )));
+            }
+            Ok(true)
+        }
+        AlterTableOperation::RenameColumn {
+            old_column_name, ..
+        } => {
+            let column = names::ident(old_column_name);
+            if def.column(&column).is_none() {
+                // The plain path's 42703.
+                return Ok(true);
+            }
+            if def.partition_of().is_some() {
+                return Err(invalid(format!(
+                    "cannot rename inherited column \"{column}\""
+                )));
+            }
+            if with_partitions {
+                return Err(invalid(format!(
+                    "inherited column \"{column}\" must be renamed in child tables too"
+                )));
+            }
+            // A key expression is stored as text, which a rename does not
+            // rewrite yet.
+            let mut tree = vec![def.clone()];
+            tree.extend(super::columns::descendants(cx, txn, def)?);
+            let in_expression = |t: &TableDef| {
+                (t.partition_key_exprs().iter())
+                    .any(|e| crate::drop_column::names_column(e, &column))
+            };
+            if let Some(t) = tree.iter().find(|t| in_expression(t)) {
+                return Err(SqlError::unsupported(format!(
+                    "renaming column \"{column}\", which the partition key expression of \"{}\" uses,",
+                    bare(&t.name)
+                )));
+            }
+            Ok(true)
+        }
         AlterTableOperation::AlterColumn {
             column_name,
             op: AlterColumnOperation::SetNotNull,

@@ -16,6 +16,8 @@ use crate::scalar::Env;
 use folio_catalog::{Partition, TableDef};
 use folio_db::Transaction;
 use sqlparser::ast::{AlterTableOperation, ObjectName, Statement, TableConstraint};
+use sqlparser::keywords::Keyword;
+use sqlparser::tokenizer::Token;
 
 fn run_sql(
     cx: &Ctx<'_>,
@@ -77,7 +79,9 @@ pub fn create(
             ));
         };
         let bound = check_bound(cx, &tree, bare(&name), &of.bound)?;
-        table.columns = columns_of(&parent)?;
+        let (columns, constraints) = columns_of(&parent, &of.elements)?;
+        table.columns = columns;
+        table.constraints.extend(constraints);
         parent_bound = Some((parent, bound));
     }
     if spec.by.is_some() && (table.constraints.iter()).any(crate::inheritance::syntax::no_inherit) {
@@ -151,9 +155,69 @@ pub fn create(
     Ok(made)
 }
 
-/// The parent's columns as a partition's column list: types, NOT NULL,
-/// defaults.
-fn columns_of(parent: &TableDef) -> Result<Vec<sqlparser::ast::ColumnDef>, SqlError> {
+/// The parent's columns as a partition's column list (types, NOT NULL,
+/// defaults), with what the partition's own element list (`PARTITION OF
+/// parent (element, ...)`) adds: a column's options after the parent's
+/// (its DEFAULT instead of the parent's), and table constraints.
+/// PostgreSQL's errors: 42703 for a column the parent lacks, 42701 for
+/// one given twice.
+fn columns_of(
+    parent: &TableDef,
+    elements: &[Vec<Token>],
+) -> Result<(Vec<sqlparser::ast::ColumnDef>, Vec<TableConstraint>), SqlError> {
+    let joined = |tokens: &[Token]| {
+        (tokens.iter().map(Token::to_string))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let mut own: Vec<(String, &[Token])> = Vec::new();
+    let mut constraints = Vec::new();
+    for element in elements {
+        let starts_constraint = matches!(
+            element.first().and_then(crate::parse::keyword),
+            Some(
+                Keyword::CONSTRAINT
+                    | Keyword::CHECK
+                    | Keyword::PRIMARY
+                    | Keyword::UNIQUE
+                    | Keyword::FOREIGN
+                    | Keyword::EXCLUDE
+            )
+        );
+        if starts_constraint {
+            constraints.push(joined(element));
+            continue;
+        }
+        let Some(Token::Word(w)) = element.first() else {
+            return Err(SqlError::syntax(format!(
+                "syntax error at or near \"{}\"",
+                joined(&element[..1])
+            )));
+        };
+        let column = match w.quote_style {
+            Some(_) => w.value.clone(),
+            None => w.value.to_lowercase(),
+        };
+        if parent.column(&column).is_none() {
+            return Err(
+                SqlError::new("42703", format!("column \"{column}\" does not exist")).unplaced(),
+            );
+        }
+        if own.iter().any(|(c, _)| *c == column) {
+            return Err(SqlError::new(
+                "42701",
+                format!("column \"{column}\" specified more than once"),
+            ));
+        }
+        let mut options = &element[1..];
+        if let [Token::Word(with), Token::Word(opts), rest @ ..] = options
+            && with.keyword == Keyword::WITH
+            && opts.keyword == Keyword::OPTIONS
+        {
+            options = rest;
+        }
+        own.push((column, options));
+    }
     let mut list = Vec::new();
     for (n, c) in parent.columns.iter().enumerate() {
         let ty = crate::catalog_functions::format_type(i64::from(c.type_oid), Some(c.typmod));
@@ -161,16 +225,27 @@ fn columns_of(parent: &TableDef) -> Result<Vec<sqlparser::ast::ColumnDef>, SqlEr
         if c.not_null {
             text.push_str(" NOT NULL");
         }
-        if let Some(default) = parent.default_of(n) {
+        let options = own.iter().find(|(o, _)| *o == c.name).map(|(_, t)| *t);
+        let own_default = options.is_some_and(|t| {
+            (t.iter()).any(|t| crate::parse::keyword(t) == Some(Keyword::DEFAULT))
+        });
+        if let Some(default) = parent.default_of(n)
+            && !own_default
+        {
             text.push_str(&format!(" DEFAULT {default}"));
+        }
+        if let Some(options) = options {
+            text.push(' ');
+            text.push_str(&joined(options));
         }
         list.push(text);
     }
+    list.extend(constraints);
     let Statement::CreateTable(made) = parse_one(&format!("CREATE TABLE x ({})", list.join(", ")))?
     else {
         return Err(SqlError::new("XX000", "columns of a partition"));
     };
-    Ok(made.columns)
+    Ok((made.columns, made.constraints))
 }
 
 /// `bound` evaluated for a new partition `name` of `tree`: 42P17 for an

@@ -54,6 +54,10 @@ pub enum BoundSpec {
 pub struct OfSpec {
     pub parent: String,
     pub bound: BoundSpec,
+    /// `PARTITION OF parent (element, ...)`: each element's tokens, a
+    /// column's options (`b [WITH OPTIONS] DEFAULT 1 NOT NULL`) or a table
+    /// constraint.
+    pub elements: Vec<Vec<Token>>,
 }
 
 /// What a CREATE TABLE says of partitioning.
@@ -106,11 +110,10 @@ pub fn take_table_spec(tokens: &mut Vec<TokenWithSpan>) -> Result<Option<TableSp
             at: 0,
         };
         let parent = c.name()?;
-        if c.peek() == Some(&Token::LParen) {
-            return Err(SqlError::unsupported(
-                "column options in CREATE TABLE ... PARTITION OF",
-            ));
-        }
+        let elements = match c.peek() == Some(&Token::LParen) {
+            true => c.parenthesized()?,
+            false => Vec::new(),
+        };
         let bound = c.bound()?;
         let used = c.at;
         let span = tokens[at].span;
@@ -118,7 +121,11 @@ pub fn take_table_spec(tokens: &mut Vec<TokenWithSpan>) -> Result<Option<TableSp
             at..at + 2 + used,
             [Token::LParen, Token::RParen].map(|token| TokenWithSpan { token, span }),
         );
-        spec.of = Some(OfSpec { parent, bound });
+        spec.of = Some(OfSpec {
+            parent,
+            bound,
+            elements,
+        });
     }
     if let Some(at) = find_pair(tokens, "partition", "by") {
         let plain: Vec<Token> = tokens[at + 2..].iter().map(|t| t.token.clone()).collect();

@@ -104,6 +104,9 @@ pub struct TxnManager {
     stats: Arc<crate::stat_store::StatStore>,
     /// Prepared transactions (`prepared.rs`).
     pub(crate) prepared: crate::prepared::Registry,
+    /// The catalog's own tables and indexes, sorted: SERIALIZABLE takes
+    /// no SIREAD lock on them (`set_system_relations`).
+    system_relations: std::sync::OnceLock<Vec<u64>>,
 }
 
 impl TxnManager {
@@ -133,6 +136,7 @@ impl TxnManager {
             backends: Arc::default(),
             stats,
             prepared: Default::default(),
+            system_relations: std::sync::OnceLock::new(),
         });
         mgr.restore_prepared()?;
         Ok(mgr)
@@ -178,6 +182,23 @@ impl TxnManager {
         recovered.sort();
         let _ = self.prepared.recovered.set(recovered);
         Ok(())
+    }
+
+    /// Names the catalog's own tables and indexes (their ids), once, when
+    /// the database opens: SERIALIZABLE neither takes nor checks SIREAD
+    /// locks on them, as PostgreSQL takes none on its system catalogs
+    /// (`PredicateLockingNeededForRelation`). A catalog change is still
+    /// ordered by its table locks and its rows' first-updater-wins; what
+    /// SSI would add are conflicts between DDL and reads of the catalog,
+    /// which PostgreSQL does not report either.
+    pub fn set_system_relations(&self, mut ids: Vec<u64>) {
+        ids.sort_unstable();
+        let _ = self.system_relations.set(ids);
+    }
+
+    /// Whether `relation` is one of [`TxnManager::set_system_relations`].
+    pub(crate) fn is_system_relation(&self, relation: u64) -> bool {
+        (self.system_relations.get()).is_some_and(|ids| ids.binary_search(&relation).is_ok())
     }
 
     /// The prepared transactions, by xid (`pg_prepared_xacts`).

@@ -57,7 +57,8 @@ impl Target {
         Target::Key(index, hasher.finish())
     }
 
-    fn relation(self) -> u64 {
+    /// The table or index it is on.
+    pub(crate) fn relation(self) -> u64 {
         match self {
             Target::Relation(r) | Target::Tuple(r, _) | Target::Key(r, _) => r,
         }

@@ -456,6 +456,11 @@ impl Transaction {
         self.take_table_lock(oid, mode, policy)
     }
 
+    /// The table locks it holds: `(oid, mode)`, in the order taken.
+    pub fn table_locks(&self) -> &[(u64, LockMode)] {
+        &self.table_locks
+    }
+
     fn holds_table_lock(&self, oid: u64, mode: LockMode) -> bool {
         (self.table_locks.iter()).any(|&(o, held)| o == oid && held.covers(mode))
     }
@@ -715,6 +720,7 @@ impl Transaction {
     /// if the transaction was chosen to fail. Nothing at other levels.
     pub fn predicate_read(&self, target: PredicateTarget) -> Result<(), TxnError> {
         match self.serializable {
+            Some(_) if self.mgr.is_system_relation(target.relation()) => Ok(()),
             Some(id) => self.mgr.serializable.read(id, target),
             None => Ok(()),
         }
@@ -724,9 +730,17 @@ impl Transaction {
     /// relation it adds to, the version it deletes or updates, an index
     /// key it enters); concurrent readers of them conflict with it.
     pub fn predicate_write(&self, targets: &[PredicateTarget]) -> Result<(), TxnError> {
-        match self.serializable {
-            Some(id) => self.mgr.serializable.write(id, targets),
-            None => Ok(()),
+        let Some(id) = self.serializable else {
+            return Ok(());
+        };
+        let system = |t: &PredicateTarget| self.mgr.is_system_relation(t.relation());
+        if !targets.iter().any(system) {
+            return self.mgr.serializable.write(id, targets);
+        }
+        let user: Vec<PredicateTarget> = targets.iter().filter(|t| !system(t)).copied().collect();
+        match user.is_empty() {
+            true => Ok(()),
+            false => self.mgr.serializable.write(id, &user),
         }
     }
 

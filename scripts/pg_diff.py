@@ -352,8 +352,9 @@ class Folio:
     def start(self):
         self.stop()
         self.proc = subprocess.Popen(
+            # (--max-prepared-transactions: as the reference cluster's.)
             [self.binary, "serve", self.data, "--listen", f"127.0.0.1:{self.port}",
-             "--unix-socket-directories", ""],
+             "--unix-socket-directories", "", "--max-prepared-transactions", "10"],
             stdout=subprocess.DEVNULL, stderr=open(os.path.join(self.dir, "server.log"), "ab"),
         )
         for _ in range(200):
@@ -453,10 +454,27 @@ def show(answer, limit=12):
     return " ".join(str(x) for x in answer)
 
 
+def finish_prepared(port, database):
+    """Rolls back the transactions a script left prepared in `database`
+    on PostgreSQL (prepared_xacts.sql, or a run cut short): they would
+    keep the database from being dropped and hold their locks."""
+    try:
+        conn = Connection(port, database, PG_TIMEOUT_S)
+    except (OSError, SystemExit):
+        return
+    try:
+        answer = conn.query("SELECT gid FROM pg_prepared_xacts WHERE database = current_database()")
+        for (gid,) in answer[2] if answer[0] == "rows" else []:
+            conn.query("ROLLBACK PREPARED '" + gid.replace("'", "''") + "'")
+    finally:
+        conn.sock.close()
+
+
 def run_file(path, args):
     name = re.sub(r"\W", "_", os.path.splitext(os.path.basename(path))[0])
     database = f"pgdiff_{name}"
     admin = Connection(args.pg_port, timeout=PG_TIMEOUT_S)
+    finish_prepared(args.pg_port, database)
     admin.query(f"DROP DATABASE IF EXISTS {database}")
     admin.query(f"CREATE DATABASE {database}")
     folio = Folio(args.folio, args.folio_port)
@@ -522,6 +540,7 @@ def run_file(path, args):
         except NameError:
             pass
         time.sleep(0.2)
+        finish_prepared(args.pg_port, database)
         admin.query(f"DROP DATABASE IF EXISTS {database} WITH (FORCE)")
 
 

@@ -285,6 +285,24 @@ impl Catalog {
         }
     }
 
+    /// The ids of the catalog's own tables and indexes (folio-txn
+    /// `TxnManager::set_system_relations`: SERIALIZABLE takes no SIREAD
+    /// locks on them, as PostgreSQL on its system catalogs).
+    pub fn system_relation_ids(&self) -> Vec<u64> {
+        vec![
+            self.classes.id(),
+            self.class_names.id(),
+            self.attributes.id(),
+            self.attribute_tables.id(),
+            self.constraints.id(),
+            self.constraint_tables.id(),
+            self.descriptions.id(),
+            self.description_relations.id(),
+            self.toast.table.id(),
+            self.toast.index.id(),
+        ]
+    }
+
     /// Sets how many bytes of entries an index build may sort in memory
     /// to build the index bottom-up; a build needing more inserts one
     /// entry per row (default [`DEFAULT_INDEX_BUILD_MEMORY`]).

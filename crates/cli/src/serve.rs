@@ -112,6 +112,11 @@ pub struct ServerSettings {
     /// `wal_init_zero`: zero-fill new WAL segments.
     #[arg(long, value_name = "on|off", value_parser = parse_on_off)]
     wal_init_zero: Option<bool>,
+    /// `max_prepared_transactions`: how many transactions may be prepared
+    /// for two-phase commit at once (`PREPARE TRANSACTION`); 0, the
+    /// default as in PostgreSQL, disables it.
+    #[arg(long)]
+    max_prepared_transactions: Option<usize>,
     /// The largest the data file may grow (folio has no PostgreSQL name
     /// for it): the buffer pool reserves this much address space at start,
     /// 64GB by default. Lower it where virtual memory is limited
@@ -146,6 +151,9 @@ impl ServerSettings {
         }
         if let Some(bytes) = self.max_database_size {
             options.max_database_bytes = bytes;
+        }
+        if let Some(n) = self.max_prepared_transactions {
+            options.max_prepared_transactions = n;
         }
     }
 }
@@ -327,10 +335,13 @@ mod tests {
             wal_recycle: Some(Recycle::Off),
             wal_init_zero: Some(false),
             max_database_size: Some(4 << 30),
+            max_prepared_transactions: Some(10),
         };
         let mut options = Options::default();
         settings.apply(&mut options);
         let defaults = Options::default();
+        assert_eq!(options.max_prepared_transactions, 10);
+        assert_eq!(defaults.max_prepared_transactions, 0);
         assert_eq!(options.pool_size_bytes, 128 << 20);
         assert!(!options.synchronous_commit);
         assert_eq!(options.max_wal_size_bytes, 1 << 30);

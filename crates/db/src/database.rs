@@ -282,6 +282,7 @@ impl Database {
         )?;
         txns.stats().watch_pool(pool.clone());
         let catalog = Arc::new(open_catalog(&roots, &pool, &wal)?);
+        txns.set_system_relations(catalog.system_relation_ids());
         // After a crash replay, the end-of-recovery checkpoint runs in the
         // background (requested at once, as PostgreSQL's fast promotion
         // does) so that sessions need not wait for it: until it completes,

@@ -72,6 +72,10 @@ pub struct Options {
     /// `lock_timeout`: how long a transaction waits for another at most
     /// (`None`, the default: for ever).
     pub lock_timeout: Option<Duration>,
+    /// `max_prepared_transactions`: how many transactions may be prepared
+    /// for two-phase commit at once; 0 (PostgreSQL's default) disables
+    /// `PREPARE TRANSACTION` (folio-txn README "Two-phase commit").
+    pub max_prepared_transactions: usize,
     /// The documented override: open even when a corrupt WAL record is
     /// followed by valid WAL, discarding everything from the corruption on.
     pub truncate_at_corruption: bool,
@@ -121,6 +125,7 @@ impl Default for Options {
             autovacuum_naptime: Duration::from_secs(1),
             deadlock_timeout: Duration::from_secs(1),
             lock_timeout: None,
+            max_prepared_transactions: 0,
             truncate_at_corruption: false,
         }
     }
@@ -169,6 +174,7 @@ impl Options {
         folio_txn::TxnConfig {
             deadlock_timeout: self.deadlock_timeout,
             lock_timeout: self.lock_timeout,
+            max_prepared: self.max_prepared_transactions,
         }
     }
 

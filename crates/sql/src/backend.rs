@@ -205,6 +205,13 @@ impl SessionBackend {
         Ok(())
     }
 
+    /// Whether the running transaction did LISTEN, UNLISTEN or NOTIFY
+    /// (which cannot be prepared).
+    pub fn has_pending(&self) -> bool {
+        let pending = lock(&self.pending);
+        !pending.listens.is_empty() || !pending.notifications.is_empty()
+    }
+
     /// The session's transaction committed: its listens take effect, then
     /// its notifications go to their listeners.
     pub fn committed(&self) {

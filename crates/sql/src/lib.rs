@@ -146,6 +146,7 @@ mod policy_statements;
 mod polymorphic;
 mod position;
 mod prepared_listing;
+mod prepared_xacts;
 mod privileges;
 mod procedures;
 mod project_set;

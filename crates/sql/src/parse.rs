@@ -134,6 +134,13 @@ pub enum Parsed {
         statement: Box<Statement>,
         deferrable: bool,
     },
+    /// `PREPARE TRANSACTION 'gid'` (sqlparser has none): `prepared_xacts.rs`.
+    PrepareTransaction(String),
+    /// `COMMIT PREPARED 'gid'` (`commit`) or `ROLLBACK PREPARED 'gid'`.
+    FinishPrepared {
+        gid: String,
+        commit: bool,
+    },
     /// `DECLARE name ... CURSOR ... FOR query` (`cursors/parse.rs`).
     Declare(Box<crate::cursors::parse::Declare>),
     /// `FETCH` or `MOVE` (`cursors/parse.rs`).
@@ -433,6 +440,10 @@ pub fn statements(sql: &str) -> Result<Vec<Parsed>, SqlError> {
         }
         if word == "do" {
             out.push(Parsed::Do(Box::new(do_block(&spanned[1..], &text)?)));
+            continue;
+        }
+        if let Some(two_phase) = two_phase(&spanned, &text) {
+            out.push(two_phase?);
             continue;
         }
         if let Some(refused) =
@@ -1887,6 +1898,33 @@ pub(crate) fn quoted_word(value: &str) -> Token {
 }
 
 /// Whether `tokens[at]` is the unquoted word `word` (any case).
+/// `PREPARE TRANSACTION 'gid'`, `COMMIT PREPARED 'gid'` or `ROLLBACK
+/// PREPARED 'gid'`; `None` for any other statement.
+fn two_phase(tokens: &[TokenWithSpan], text: &Text<'_>) -> Option<Result<Parsed, SqlError>> {
+    let (commit, prepare) = match () {
+        _ if word_at(tokens, 0, "prepare") && word_at(tokens, 1, "transaction") => (false, true),
+        _ if word_at(tokens, 0, "commit") && word_at(tokens, 1, "prepared") => (true, false),
+        _ if word_at(tokens, 0, "rollback") && word_at(tokens, 1, "prepared") => (false, false),
+        _ => return None,
+    };
+    let gid = match tokens.get(2).map(|t| &t.token) {
+        Some(Token::SingleQuotedString(gid)) => gid.clone(),
+        _ => {
+            return Some(Err(match tokens.get(2) {
+                Some(t) => text.near(t),
+                None => SqlError::syntax("syntax error at end of input"),
+            }));
+        }
+    };
+    if let Some(extra) = tokens.get(3) {
+        return Some(Err(text.near(extra)));
+    }
+    Some(Ok(match prepare {
+        true => Parsed::PrepareTransaction(gid),
+        false => Parsed::FinishPrepared { gid, commit },
+    }))
+}
+
 pub(crate) fn word_at(tokens: &[TokenWithSpan], at: usize, word: &str) -> bool {
     matches!(tokens.get(at).map(|t| &t.token), Some(Token::Word(w))
         if w.quote_style.is_none() && w.value.eq_ignore_ascii_case(word))

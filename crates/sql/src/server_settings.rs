@@ -99,6 +99,18 @@ pub const SERVER: &[ServerSetting] = &[
         value: |o| time(o.deadlock_timeout.as_millis(), 1),
     },
     ServerSetting {
+        name: "max_prepared_transactions",
+        category: "Resource Usage / Memory",
+        short_desc: "Sets the maximum number of simultaneously prepared transactions.",
+        context: "postmaster",
+        vartype: "integer",
+        unit: None,
+        value: |o| {
+            let n = o.max_prepared_transactions.to_string();
+            (n.clone(), n)
+        },
+    },
+    ServerSetting {
         name: "max_wal_size",
         category: CHECKPOINTS,
         short_desc: "Sets the WAL size that triggers a checkpoint.",

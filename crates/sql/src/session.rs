@@ -675,6 +675,8 @@ impl Session {
                 self.set_session_authorization(role.as_deref(), *local)
             }
             Parsed::Checkpoint => self.checkpoint(),
+            Parsed::PrepareTransaction(gid) => self.prepare_transaction(gid),
+            Parsed::FinishPrepared { gid, commit } => self.finish_prepared(gid, *commit),
             Parsed::SetConstraints(set) => self.set_constraints(set),
             Parsed::AlterSequence(alter) => self.alter_sequence(alter),
             Parsed::Cluster(cluster) => self.cluster(cluster),
@@ -2980,6 +2982,89 @@ impl Session {
         }
     }
 
+    /// `PREPARE TRANSACTION 'gid'` (`prepared_xacts.rs`): the block's
+    /// transaction leaves the session, prepared, as a COMMIT would end it
+    /// (deferred checks first; its SETs stay). Outside a block, PostgreSQL's
+    /// warning and nothing prepared; a failed block rolls back. Either way
+    /// the tag is ROLLBACK then.
+    fn prepare_transaction(&mut self, gid: &str) -> Result<Output, SqlError> {
+        match self.block {
+            Block::Idle => {
+                self.notices.push(no_transaction());
+                return Ok(Output::command("ROLLBACK"));
+            }
+            _ if self.implicit => {
+                self.notices.push(no_transaction());
+                return Ok(Output::command("ROLLBACK"));
+            }
+            Block::Failed(_) => return self.commit(),
+            Block::Open(_) => {}
+        }
+        if let Err(e) = self.run_deferred() {
+            self.fail();
+            if let Block::Failed(Some(txn)) = std::mem::replace(&mut self.block, Block::Idle) {
+                let _ = txn.rollback();
+            }
+            self.end_block(false);
+            return Err(e);
+        }
+        self.relations.end_transaction();
+        let Block::Open(txn) = std::mem::replace(&mut self.block, Block::Idle) else {
+            unreachable!("matched above");
+        };
+        let prepared = self.prepare_txn(txn, gid);
+        self.end_block(prepared.is_ok());
+        prepared?;
+        Ok(Output::command("PREPARE TRANSACTION"))
+    }
+
+    /// Prepares `txn` as `gid`, unless it did what cannot outlive the
+    /// session (then it rolls back, with PostgreSQL's 0A000).
+    fn prepare_txn(&self, mut txn: Transaction, gid: &str) -> Result<(), SqlError> {
+        if self.backend.has_pending() {
+            return Err(crate::prepared_xacts::cannot_prepare(
+                "has executed LISTEN, UNLISTEN, or NOTIFY",
+            ));
+        }
+        if self.touched_temp(&mut txn)? {
+            return Err(crate::prepared_xacts::cannot_prepare(
+                "has operated on temporary objects",
+            ));
+        }
+        txn.prepare(gid, &self.role.name, "postgres")?;
+        Ok(())
+    }
+
+    /// Whether `txn` wrote or locked one of the session's temporary
+    /// tables (every write and DDL takes a table lock; a read of one,
+    /// which PostgreSQL also refuses to prepare, is not seen).
+    fn touched_temp(&self, txn: &mut Transaction) -> Result<bool, SqlError> {
+        if self.temp.namespace().is_none() || txn.table_locks().is_empty() {
+            return Ok(false);
+        }
+        let locked: Vec<u64> = txn.table_locks().iter().map(|&(oid, _)| oid).collect();
+        let tables = self.db.catalog().tables(txn)?;
+        Ok((tables.iter())
+            .any(|t| locked.contains(&t.oid) && folio_catalog::split_temp_name(&t.name).is_some()))
+    }
+
+    /// `COMMIT PREPARED 'gid'` (`commit`) or `ROLLBACK PREPARED 'gid'`:
+    /// never inside a transaction block (25001).
+    fn finish_prepared(&mut self, gid: &str, commit: bool) -> Result<Output, SqlError> {
+        match self.block {
+            Block::Failed(_) => return Err(SqlError::in_failed_block()),
+            Block::Open(_) => return Err(crate::prepared_xacts::inside_block(commit)),
+            Block::Idle => {}
+        }
+        self.db.txns().finish_prepared(gid, commit)?;
+        // (It may have changed the catalog: DDL it prepared.)
+        self.relations.ddl();
+        Ok(Output::command(match commit {
+            true => "COMMIT PREPARED",
+            false => "ROLLBACK PREPARED",
+        }))
+    }
+
     fn rollback(&mut self) -> Result<Output, SqlError> {
         if std::mem::take(&mut self.implicit) {
             self.notices.push(no_transaction());
@@ -3417,6 +3502,8 @@ pub(crate) fn run_utility(
         | Parsed::Reset(_)
         | Parsed::SetSessionAuthorization { .. }
         | Parsed::Checkpoint
+        | Parsed::PrepareTransaction(_)
+        | Parsed::FinishPrepared { .. }
         | Parsed::SetConstraints(_)
         | Parsed::AlterSequence(_)
         | Parsed::Declare(_)

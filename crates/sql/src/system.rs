@@ -127,6 +127,9 @@ pub enum SystemRelation {
     /// `pg_prepared_statements`: the session's prepared statements
     /// (`prepared_listing.rs`).
     PreparedStatements,
+    /// `pg_prepared_xacts`: the prepared transactions (two-phase commit,
+    /// `prepared_xacts.rs`).
+    PreparedXacts,
     /// A view of `information_schema` (`information_schema.rs`; not in
     /// `pg_class`).
     Information(View),
@@ -134,7 +137,7 @@ pub enum SystemRelation {
     Fixed(Fixed),
 }
 
-const ALL: [SystemRelation; 54] = [
+const ALL: [SystemRelation; 55] = [
     SystemRelation::Namespace,
     SystemRelation::Class,
     SystemRelation::Attribute,
@@ -189,6 +192,7 @@ const ALL: [SystemRelation; 54] = [
     SystemRelation::TimezoneAbbrevs,
     SystemRelation::Cursors,
     SystemRelation::PreparedStatements,
+    SystemRelation::PreparedXacts,
 ];
 
 use SqlType::{Bool, Float4, Int2, Int4, Int8, InternalChar, Oid, Text, TimestampTz};
@@ -346,6 +350,7 @@ impl SystemRelation {
             SystemRelation::TimezoneAbbrevs => "pg_timezone_abbrevs",
             SystemRelation::Cursors => "pg_cursors",
             SystemRelation::PreparedStatements => "pg_prepared_statements",
+            SystemRelation::PreparedXacts => "pg_prepared_xacts",
             SystemRelation::Information(view) => view.name(),
             SystemRelation::Fixed(fixed) => fixed.name(),
         }
@@ -406,6 +411,7 @@ impl SystemRelation {
             SystemRelation::TimezoneAbbrevs => (12122, true),
             SystemRelation::Cursors => (12077, true),
             SystemRelation::PreparedStatements => (12095, true),
+            SystemRelation::PreparedXacts => (12090, true),
             // (PostgreSQL's oids of these views vary by installation.)
             SystemRelation::Information(view) => (13000 + view as i64, true),
             SystemRelation::Fixed(fixed) => (fixed.oid(), fixed.is_view()),
@@ -423,6 +429,7 @@ impl SystemRelation {
             SystemRelation::TimezoneAbbrevs => crate::time_zone_views::ABBREVS_COLUMNS,
             SystemRelation::Cursors => crate::cursors::COLUMNS,
             SystemRelation::PreparedStatements => crate::prepared_listing::COLUMNS,
+            SystemRelation::PreparedXacts => crate::prepared_xacts::COLUMNS,
             SystemRelation::StatTables(_) => crate::stat_tables::TABLE_COLUMNS,
             SystemRelation::StatIndexes(_) => crate::stat_tables::INDEX_COLUMNS,
             SystemRelation::StatDatabase => crate::stat_database::COLUMNS,
@@ -887,6 +894,9 @@ impl SystemRelation {
             SystemRelation::TimezoneAbbrevs => return Ok(crate::time_zone_views::abbrevs_rows()),
             SystemRelation::Cursors => return Ok(crate::cursors::pg_cursors_rows()),
             SystemRelation::PreparedStatements => return Ok(crate::prepared_listing::rows()),
+            SystemRelation::PreparedXacts => {
+                return Ok(crate::prepared_xacts::rows(txn.manager()));
+            }
             SystemRelation::StatIndexes(listed) => {
                 txn.manager().backends().publish_stats();
                 let tables = catalog.tables(txn)?;

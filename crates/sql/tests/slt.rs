@@ -82,7 +82,13 @@ fn column_type(oid: u32) -> DefaultColumnType {
 
 fn run_file(path: &Path) {
     let dir = tempfile::tempdir().unwrap();
-    let db = Arc::new(Database::create(dir.path().join("db"), Options::default()).unwrap());
+    // As the reference cluster the expected results come from
+    // (max_prepared_transactions = 10; folio's default is PostgreSQL's 0).
+    let options = Options {
+        max_prepared_transactions: 10,
+        ..Options::default()
+    };
+    let db = Arc::new(Database::create(dir.path().join("db"), options).unwrap());
     let mut runner = sqllogictest::Runner::new(move || {
         let session = Session::new(db.clone());
         async move { Ok(Folio { session }) }

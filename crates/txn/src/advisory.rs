@@ -399,6 +399,28 @@ impl AdvisoryOwner {
         self.release_all(AdvisoryScope::Session);
     }
 
+    /// Whether its transaction holds transaction-scope locks (`None`:
+    /// none), and if so whether one of them is on an object it also
+    /// holds at session scope (`PREPARE TRANSACTION`'s checks).
+    pub fn transaction_holds(&self) -> Option<bool> {
+        if !self.transaction_takes.load(Ordering::Relaxed) {
+            return None;
+        }
+        let state = self.locks.state();
+        let mine = (state.holds.values().flatten()).filter(|h| h.owner == self.id);
+        let mut any = false;
+        for hold in mine {
+            if hold.transaction > 0 {
+                any = true;
+            }
+        }
+        let both = (state.holds.values()).any(|holds| {
+            let mine = || holds.iter().filter(|h| h.owner == self.id);
+            mine().any(|h| h.transaction > 0) && mine().any(|h| h.session > 0)
+        });
+        any.then_some(both)
+    }
+
     /// Gives back every transaction-scope take (its transaction ended).
     pub fn end_transaction(&self) {
         if self.transaction_takes.swap(false, Ordering::Relaxed) {

@@ -38,6 +38,19 @@ fn page_key(page_no: u64) -> [u8; 9] {
     key
 }
 
+/// The directory key of chunk `chunk` of prepared transaction `xid`'s
+/// state (big-endian: chunks in order).
+fn prepared_key(xid: Xid, chunk: u16) -> [u8; 11] {
+    let mut key = [b'x'; 11];
+    key[1..9].copy_from_slice(&xid.0.to_be_bytes());
+    key[9..].copy_from_slice(&chunk.to_be_bytes());
+    key
+}
+
+/// The bytes of a prepared transaction's state per directory entry (an
+/// entry holds at most 2,696 bytes with its key).
+const PREPARED_CHUNK: usize = 2048;
+
 /// How far the xid and CSN counters may go before the next reservation is
 /// logged: no xid or CSN at or above these was handed out before a crash.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -94,6 +107,48 @@ impl CsnLog {
         value[8..].copy_from_slice(&limits.csn.0.to_le_bytes());
         self.directory.upsert(LIMITS_KEY, &value)?;
         Ok(())
+    }
+
+    /// Stores the durable state of the prepared transaction `xid`
+    /// (`prepared.rs`) in the directory: logged B+tree entries, in chunks
+    /// that fit an entry, keyed `x`, xid, chunk number. Not flushed here.
+    pub fn put_prepared(&self, xid: Xid, state: &[u8]) -> Result<(), TxnError> {
+        for (i, chunk) in state.chunks(PREPARED_CHUNK).enumerate() {
+            self.directory.upsert(&prepared_key(xid, i as u16), chunk)?;
+        }
+        Ok(())
+    }
+
+    /// Removes what [`CsnLog::put_prepared`] stored for `xid` (logged).
+    pub fn remove_prepared(&self, xid: Xid) -> Result<(), TxnError> {
+        for i in 0..=u16::MAX {
+            if !self.directory.delete(&prepared_key(xid, i))? {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    /// Every prepared transaction's stored state, by xid.
+    pub fn prepared(&self) -> Result<Vec<(Xid, Vec<u8>)>, TxnError> {
+        let mut out: Vec<(Xid, Vec<u8>)> = Vec::new();
+        let mut scan = self
+            .directory
+            .scan_prefix(b"x", folio_btree::Direction::Forward);
+        while let Some((key, value)) = scan.next_entry()? {
+            if key.len() != 11 {
+                return Err(TxnError::corrupt(
+                    self.directory.root(),
+                    format!("a prepared transaction's key has {} bytes", key.len()),
+                ));
+            }
+            let xid = Xid(u64::from_be_bytes(key[1..9].try_into().expect("8 bytes")));
+            match out.last_mut() {
+                Some((last, state)) if *last == xid => state.extend_from_slice(value),
+                _ => out.push((xid, value.to_vec())),
+            }
+        }
+        Ok(out)
     }
 
     /// Where log page `page_no` lives, if it exists.

@@ -76,6 +76,15 @@ pub enum TxnError {
     /// The transaction ended already (committed or rolled back).
     #[error("the transaction has ended")]
     Ended,
+    /// Two-phase commit refused (`prepared.rs`): a gid in use or unknown,
+    /// `max_prepared_transactions` reached, or what cannot be prepared,
+    /// with PostgreSQL's SQLSTATE, message and hint.
+    #[error("{message}")]
+    Prepared {
+        sqlstate: &'static str,
+        message: String,
+        hint: Option<String>,
+    },
     /// The in-memory directory of CSN-log pages is full (a limit of this
     /// build, 17 billion transaction ids per run; the format has none).
     #[error("transaction ids exhausted for this process: {0} (restart the database)")]
@@ -99,6 +108,7 @@ impl TxnError {
             TxnError::ReadOnly => Some("25006"),
             TxnError::NoSavepoint(_) => Some("3B001"),
             TxnError::TooManyTransactions(_) => Some("53300"),
+            TxnError::Prepared { sqlstate, .. } => Some(sqlstate),
             _ => None,
         }
     }
@@ -114,8 +124,9 @@ impl TxnError {
     }
 
     /// PostgreSQL's HINT for the condition, where it gives one.
-    pub fn hint(&self) -> Option<&'static str> {
+    pub fn hint(&self) -> Option<&str> {
         match self {
+            TxnError::Prepared { hint, .. } => hint.as_deref(),
             TxnError::SerializationConflict(_) => Some("The transaction might succeed if retried."),
             TxnError::ChangedByTriggers { .. } => Some(
                 "Consider using an AFTER trigger instead of a BEFORE trigger to propagate changes to other rows.",

@@ -25,6 +25,7 @@ mod log_page;
 #[cfg(all(test, feature = "loom"))]
 mod loom_model;
 mod manager;
+mod prepared;
 mod records;
 mod relation_locks;
 mod serializable;
@@ -51,6 +52,7 @@ pub use interrupt::{Cause as CancelCause, Interrupt, WaitEvent, check_memory};
 pub use live::{Ended, WaitPolicy};
 pub use log_page::XIDS_PER_PAGE;
 pub use manager::{Outcome, RESERVE_STEP, TxnConfig, TxnManager};
+pub use prepared::PreparedInfo;
 pub use records::{ABORT, COMMIT, FateChange, INIT_PAGE, SUBXACT, TxnRedo};
 pub use relation_locks::LockMode;
 pub use serializable::{PROMOTE_AT, Reason as SerializationReason, Target as PredicateTarget};

@@ -49,6 +49,10 @@ pub struct TxnConfig {
     pub deadlock_timeout: Duration,
     /// How long a waiter waits at most (`None`: for ever, the default).
     pub lock_timeout: Option<Duration>,
+    /// `max_prepared_transactions`: how many transactions may be
+    /// prepared at once (0, PostgreSQL's default, disables `PREPARE
+    /// TRANSACTION`).
+    pub max_prepared: usize,
 }
 
 impl Default for TxnConfig {
@@ -56,6 +60,7 @@ impl Default for TxnConfig {
         TxnConfig {
             deadlock_timeout: Duration::from_secs(1),
             lock_timeout: None,
+            max_prepared: 0,
         }
     }
 }
@@ -97,6 +102,11 @@ pub struct TxnManager {
     backends: Arc<crate::backends::Backends>,
     /// The tables' and indexes' statistics (`stat_store.rs`).
     stats: Arc<crate::stat_store::StatStore>,
+    /// Prepared transactions (`prepared.rs`).
+    pub(crate) prepared: crate::prepared::Registry,
+    /// The catalog's own tables and indexes, sorted: SERIALIZABLE takes
+    /// no SIREAD lock on them (`set_system_relations`).
+    system_relations: std::sync::OnceLock<Vec<u64>>,
 }
 
 impl TxnManager {
@@ -107,7 +117,7 @@ impl TxnManager {
             csn: Csn(1),
         });
         let stats = Arc::<crate::stat_store::StatStore>::default();
-        Ok(Arc::new(TxnManager {
+        let mgr = Arc::new(TxnManager {
             log,
             clock: CommitClock::new(Csn(limits.csn.0 - 1)),
             next_xid: AtomicU64::new(limits.xid.0),
@@ -125,7 +135,124 @@ impl TxnManager {
             advisory: Arc::new(crate::advisory::AdvisoryLocks::new(config, stats.clone())),
             backends: Arc::default(),
             stats,
-        }))
+            prepared: Default::default(),
+            system_relations: std::sync::OnceLock::new(),
+        });
+        mgr.restore_prepared()?;
+        Ok(mgr)
+    }
+
+    /// Restores the prepared transactions a restart found in the
+    /// directory (README "Two-phase commit"): each whose xid is still in
+    /// progress runs again, with its table locks; the state of one that
+    /// ended (its commit or abort logged, the removal of its state not)
+    /// is removed.
+    fn restore_prepared(&self) -> Result<(), TxnError> {
+        use crate::prepared::{PreparedTxn, State};
+        let mut recovered = Vec::new();
+        for (xid, bytes) in self.log.prepared()? {
+            if self.log.fate(xid)? != Some(Fate::InProgress) {
+                self.log.remove_prepared(xid)?;
+                continue;
+            }
+            let Some(state) = State::decode(xid, &bytes) else {
+                return Err(TxnError::corrupt(
+                    folio_page::PageId(0),
+                    format!("the prepared state of {xid} does not decode"),
+                ));
+            };
+            let entry = self.live.start(xid);
+            for &(oid, mode) in &state.table_locks {
+                // (They were held together before: none conflicts.)
+                let _ = self.relation_locks.try_acquire(self, oid, mode, xid);
+            }
+            let serializable =
+                (state.serializable).then(|| self.serializable.restore_prepared(xid));
+            recovered.push(xid);
+            self.prepared.lock().insert(
+                state.info.gid.clone(),
+                Some(PreparedTxn {
+                    info: state.info,
+                    entry,
+                    serializable,
+                    stats: None,
+                }),
+            );
+        }
+        recovered.sort();
+        let _ = self.prepared.recovered.set(recovered);
+        Ok(())
+    }
+
+    /// Names the catalog's own tables and indexes (their ids), once, when
+    /// the database opens: SERIALIZABLE neither takes nor checks SIREAD
+    /// locks on them, as PostgreSQL takes none on its system catalogs
+    /// (`PredicateLockingNeededForRelation`). A catalog change is still
+    /// ordered by its table locks and its rows' first-updater-wins; what
+    /// SSI would add are conflicts between DDL and reads of the catalog,
+    /// which PostgreSQL does not report either.
+    pub fn set_system_relations(&self, mut ids: Vec<u64>) {
+        ids.sort_unstable();
+        let _ = self.system_relations.set(ids);
+    }
+
+    /// Whether `relation` is one of [`TxnManager::set_system_relations`].
+    pub(crate) fn is_system_relation(&self, relation: u64) -> bool {
+        (self.system_relations.get()).is_some_and(|ids| ids.binary_search(&relation).is_ok())
+    }
+
+    /// The prepared transactions, by xid (`pg_prepared_xacts`).
+    pub fn prepared_transactions(&self) -> Vec<crate::prepared::PreparedInfo> {
+        self.prepared.list()
+    }
+
+    /// `COMMIT PREPARED gid` (`commit`) or `ROLLBACK PREPARED gid`, from
+    /// any session: the commit record with its CSN, flushed (as any
+    /// synchronous commit), or the abort record, flushed too; then the
+    /// transaction leaves the live table (its waiters wake, its table
+    /// locks are gone) and its stored state is removed. 42704 for a gid
+    /// no prepared transaction has.
+    pub fn finish_prepared(self: &Arc<Self>, gid: &str, commit: bool) -> Result<(), TxnError> {
+        let taken = {
+            let mut map = self.prepared.lock();
+            // (`None`: being prepared by its session, not there yet.)
+            match map.get(gid) {
+                Some(Some(_)) => map.remove(gid).flatten(),
+                _ => None,
+            }
+        };
+        let Some(p) = taken else {
+            return Err(crate::prepared::unknown_gid(gid));
+        };
+        let xid = p.entry.xid;
+        let ended = match commit {
+            true => crate::transaction::commit_entry(
+                self,
+                &p.entry,
+                p.serializable,
+                crate::transaction::Durability::Sync,
+            )
+            .0
+            // (Flushed even where the WAL commits asynchronously, as
+            // PostgreSQL's COMMIT PREPARED.)
+            .and_then(|_| Ok(self.log.wal().flush_all()?)),
+            false => {
+                let logged = self.log.set_fate(xid, Fate::Aborted);
+                self.finish(&p.entry, Ended::Aborted);
+                logged.and_then(|end| Ok(self.log.wal().flush_to(end)?))
+            }
+        };
+        // A crash before this record leaves the state with an ended xid:
+        // removed at the next open.
+        let removed = self.log.remove_prepared(xid);
+        if let Some(stats) = p.stats {
+            stats.end(commit && ended.is_ok());
+        }
+        if let Some(id) = p.serializable {
+            self.serializable.end(id, self.clock.completed());
+        }
+        ended?;
+        removed
     }
 
     /// The database's advisory locks (`advisory.rs`).
@@ -231,7 +358,9 @@ impl TxnManager {
         Ok(match self.log.fate(xid)? {
             // Its page never existed, so it never ended: interrupted.
             None => Fate::Aborted,
-            Some(Fate::InProgress) if xid < self.run_start => Fate::Aborted,
+            Some(Fate::InProgress) if xid < self.run_start && !self.prepared.is_recovered(xid) => {
+                Fate::Aborted
+            }
             Some(fate) => fate,
         })
     }

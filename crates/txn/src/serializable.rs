@@ -57,7 +57,8 @@ impl Target {
         Target::Key(index, hasher.finish())
     }
 
-    fn relation(self) -> u64 {
+    /// The table or index it is on.
+    pub(crate) fn relation(self) -> u64 {
         match self {
             Target::Relation(r) | Target::Tuple(r, _) | Target::Key(r, _) => r,
         }
@@ -115,6 +116,10 @@ struct Sx {
     /// taken.
     begun: u64,
     commit: Option<Commit>,
+    /// Prepared (two-phase commit) at this position: it will commit, so
+    /// as a writer it counts as committed from here on, and it is never
+    /// the one to fail (README "Two-phase commit").
+    prepared: Option<u64>,
     /// Declared READ ONLY (it can never write).
     read_only: bool,
     doomed: bool,
@@ -154,6 +159,10 @@ struct State {
     locks: HashMap<Target, Vec<SxId>>,
     /// Committed transactions in commit order, until forgotten.
     committed: VecDeque<SxId>,
+    /// Transactions restored as prepared after a restart, their SIREAD
+    /// locks lost: taken to have read everything (every write conflicts
+    /// in with them).
+    reads_all: Vec<SxId>,
 }
 
 /// The serializable transactions of one manager and what they read.
@@ -201,6 +210,7 @@ impl Serializable {
                 snapshot,
                 begun,
                 commit: None,
+                prepared: None,
                 read_only: false,
                 doomed: false,
                 xid: None,
@@ -262,7 +272,7 @@ impl Serializable {
             let sx = &state.xacts[&me];
             (sx.snapshot, sx.begun)
         };
-        let mut readers = Vec::new();
+        let mut readers = state.reads_all.clone();
         for target in targets {
             if let Some(holders) = state.locks.get(target) {
                 readers.extend(holders.iter().copied().filter(|&r| r != me));
@@ -304,27 +314,60 @@ impl Serializable {
         assign: impl FnOnce() -> (T, Option<Csn>),
     ) -> Result<T, TxnError> {
         let mut state = self.lock();
-        check_doomed(&mut state, me, Reason::Commit)?;
-        if pivot_of_danger(&state, me).is_some() {
-            return Err(fail(&mut state, me, Reason::Commit));
+        // A prepared transaction passed this check when it prepared, and
+        // nothing may fail it since (README "Two-phase commit").
+        if state.xacts.get(&me).is_none_or(|sx| sx.prepared.is_none()) {
+            check_ends(&mut state, me)?;
         }
         let (out, csn) = assign();
         state.clock += 1;
         let at = state.clock;
         let sx = state.xacts.get_mut(&me).expect("checked");
         sx.commit = Some(Commit { at, csn });
-        let readers: Vec<SxId> = sx.ins.iter().copied().collect();
         state.committed.push_back(me);
-        for pivot in readers {
-            let Some(p) = state.xacts.get_mut(&pivot) else {
-                continue;
-            };
-            p.earliest_out = Some(p.earliest_out.map_or(at, |e| e.min(at)));
-            if p.commit.is_none() && pivot_of_danger(&state, pivot).is_some() {
-                state.xacts.get_mut(&pivot).expect("present").doomed = true;
-            }
-        }
+        written_at(&mut state, me, at);
         Ok(out)
+    }
+
+    /// `PREPARE TRANSACTION` of `me`: the commit check, after which `me`
+    /// is as good as committed (at this position) for every later check.
+    pub(crate) fn prepare(&self, me: SxId) -> Result<(), TxnError> {
+        let mut state = self.lock();
+        check_ends(&mut state, me)?;
+        state.clock += 1;
+        let at = state.clock;
+        state.xacts.get_mut(&me).expect("checked").prepared = Some(at);
+        written_at(&mut state, me, at);
+        Ok(())
+    }
+
+    /// A serializable transaction restored as prepared after a restart,
+    /// its top-level xid `xid`: its reads are not known, so it is taken
+    /// to have read everything, before everything of this run.
+    pub(crate) fn restore_prepared(&self, xid: Xid) -> SxId {
+        let mut state = self.lock();
+        state.next_id += 1;
+        let id = state.next_id;
+        state.xacts.insert(
+            id,
+            Sx {
+                snapshot: Csn(0),
+                begun: 0,
+                commit: None,
+                prepared: Some(0),
+                read_only: false,
+                doomed: false,
+                xid: Some(xid),
+                ins: HashSet::new(),
+                outs: HashSet::new(),
+                earliest_out: None,
+                held: HashSet::new(),
+                narrow: HashMap::new(),
+            },
+        );
+        state.by_xid.insert(xid, id);
+        state.reads_all.push(id);
+        id
     }
 
     /// `me` ended: a transaction that did not commit is forgotten at once
@@ -332,6 +375,7 @@ impl Serializable {
     /// concurrent transaction may still conflict with them.
     pub(crate) fn end(&self, me: SxId, completed: Csn) {
         let mut state = self.lock();
+        state.reads_all.retain(|&r| r != me);
         if state.xacts.get(&me).is_some_and(|sx| sx.commit.is_none()) {
             forget(&mut state, me);
         }
@@ -343,6 +387,52 @@ impl Serializable {
     pub(crate) fn remembered(&self) -> (usize, usize) {
         let state = self.lock();
         (state.xacts.len(), state.locks.values().map(Vec::len).sum())
+    }
+}
+
+/// The check that `me` may end as committed (its commit or its prepare,
+/// at the next position): it is not doomed, not the pivot of a dangerous
+/// structure, and its writes would not make a prepared reader one (that
+/// reader cannot fail any more, so `me` does).
+fn check_ends(state: &mut State, me: SxId) -> Result<(), TxnError> {
+    check_doomed(state, me, Reason::Commit)?;
+    if pivot_of_danger(state, me).is_some() {
+        return Err(fail(state, me, Reason::Commit));
+    }
+    let at = state.clock + 1;
+    let readers: Vec<SxId> = state.xacts[&me].ins.iter().copied().collect();
+    for pivot in readers {
+        let Some(p) = state.xacts.get_mut(&pivot) else {
+            continue;
+        };
+        if p.prepared.is_none() || p.commit.is_some() {
+            continue;
+        }
+        let kept = p.earliest_out;
+        p.earliest_out = Some(kept.map_or(at, |e| e.min(at)));
+        let danger = pivot_of_danger(state, pivot).is_some();
+        state.xacts.get_mut(&pivot).expect("present").earliest_out = kept;
+        if danger {
+            return Err(fail(state, me, Reason::Commit));
+        }
+    }
+    Ok(())
+}
+
+/// `me` committed or prepared at position `at`: each reader that missed
+/// its writes now has a writer that ended first, and an uncommitted one
+/// that is a pivot of danger now is doomed (never a prepared one:
+/// `check_ends` refused that).
+fn written_at(state: &mut State, me: SxId, at: u64) {
+    let readers: Vec<SxId> = state.xacts[&me].ins.iter().copied().collect();
+    for pivot in readers {
+        let Some(p) = state.xacts.get_mut(&pivot) else {
+            continue;
+        };
+        p.earliest_out = Some(p.earliest_out.map_or(at, |e| e.min(at)));
+        if p.commit.is_none() && p.prepared.is_none() && pivot_of_danger(state, pivot).is_some() {
+            state.xacts.get_mut(&pivot).expect("present").doomed = true;
+        }
     }
 }
 
@@ -365,7 +455,8 @@ fn add_edge(
     if !w.ins.insert(reader) {
         return Ok(());
     }
-    let written_at = w.commit.map(|c| c.at);
+    // (A prepared writer counts as committed at its prepare.)
+    let written_at = w.commit.map(|c| c.at).or(w.prepared);
     let r = state.xacts.get_mut(&reader).expect("checked");
     r.outs.insert(writer);
     if let Some(at) = written_at {
@@ -373,6 +464,11 @@ fn add_edge(
     }
     for pivot in [reader, writer] {
         if let Some(first) = pivot_of_danger(state, pivot) {
+            // A prepared transaction cannot fail any more: `me`, one end
+            // of the new edge, fails in its place.
+            let prepared = |id: SxId| {
+                (state.xacts.get(&id)).is_some_and(|x| x.commit.is_none() && x.prepared.is_some())
+            };
             let victim = if me == pivot || me == first {
                 me
             } else if state.xacts[&pivot].commit.is_none() {
@@ -380,6 +476,7 @@ fn add_edge(
             } else {
                 first
             };
+            let victim = if prepared(victim) { me } else { victim };
             if victim == me {
                 return Err(fail(state, me, reason));
             }
@@ -507,6 +604,45 @@ mod tests {
         s.end(t1, Csn(11));
         s.end(t2, Csn(11));
         assert_eq!(s.remembered(), (0, 0));
+    }
+
+    // Proves a prepared transaction counts as committed and is never the
+    // one to fail: write skew against a prepared transaction fails the
+    // other one at its write (PostgreSQL's prepared_xacts test), the
+    // prepared one commits; and a writer whose commit would make a
+    // prepared reader a pivot of danger fails instead of dooming it.
+    #[test]
+    fn a_prepared_transaction_is_as_good_as_committed() {
+        let s = Serializable::default();
+        let (t4, t5) = (begin(&s, 10), begin(&s, 10));
+        s.register_xid(t4, Xid(100));
+        s.register_xid(t5, Xid(101));
+        let table = Target::Relation(1);
+        s.read(t4, table).unwrap();
+        s.write(t4, &[table]).unwrap();
+        s.prepare(t4).unwrap();
+        s.read(t5, table).unwrap();
+        s.missed_write(t5, Xid(100)).unwrap();
+        assert!(is_conflict(s.write(t5, &[table])));
+        s.end(t5, Csn(10));
+        commit(&s, t4, Some(11)).unwrap();
+        s.end(t4, Csn(11));
+
+        // R -> P -> W with P prepared: W's commit fails, P commits.
+        let (r, p, w) = (begin(&s, 20), begin(&s, 20), begin(&s, 20));
+        for (t, x) in [(r, 200), (p, 201), (w, 202)] {
+            s.register_xid(t, Xid(x));
+        }
+        let (x, y) = (Target::Tuple(1, 1), Target::Tuple(1, 2));
+        s.read(p, y).unwrap();
+        s.write(p, &[x]).unwrap();
+        s.read(r, x).unwrap();
+        s.missed_write(r, Xid(201)).unwrap();
+        s.prepare(p).unwrap();
+        s.write(w, &[y]).unwrap();
+        assert!(is_conflict(commit(&s, w, Some(21))));
+        s.end(w, Csn(20));
+        commit(&s, p, Some(22)).unwrap();
     }
 
     // Proves a transaction that reads what a concurrent one wrote, with no

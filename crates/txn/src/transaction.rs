@@ -456,6 +456,11 @@ impl Transaction {
         self.take_table_lock(oid, mode, policy)
     }
 
+    /// The table locks it holds: `(oid, mode)`, in the order taken.
+    pub fn table_locks(&self) -> &[(u64, LockMode)] {
+        &self.table_locks
+    }
+
     fn holds_table_lock(&self, oid: u64, mode: LockMode) -> bool {
         (self.table_locks.iter()).any(|&(o, held)| o == oid && held.covers(mode))
     }
@@ -715,6 +720,7 @@ impl Transaction {
     /// if the transaction was chosen to fail. Nothing at other levels.
     pub fn predicate_read(&self, target: PredicateTarget) -> Result<(), TxnError> {
         match self.serializable {
+            Some(_) if self.mgr.is_system_relation(target.relation()) => Ok(()),
             Some(id) => self.mgr.serializable.read(id, target),
             None => Ok(()),
         }
@@ -724,9 +730,17 @@ impl Transaction {
     /// relation it adds to, the version it deletes or updates, an index
     /// key it enters); concurrent readers of them conflict with it.
     pub fn predicate_write(&self, targets: &[PredicateTarget]) -> Result<(), TxnError> {
-        match self.serializable {
-            Some(id) => self.mgr.serializable.write(id, targets),
-            None => Ok(()),
+        let Some(id) = self.serializable else {
+            return Ok(());
+        };
+        let system = |t: &PredicateTarget| self.mgr.is_system_relation(t.relation());
+        if !targets.iter().any(system) {
+            return self.mgr.serializable.write(id, targets);
+        }
+        let user: Vec<PredicateTarget> = targets.iter().filter(|t| !system(t)).copied().collect();
+        match user.is_empty() {
+            true => Ok(()),
+            false => self.mgr.serializable.write(id, &user),
         }
     }
 
@@ -768,60 +782,102 @@ impl Transaction {
             return Ok(None);
         };
         let mgr = self.mgr.clone();
-        let wal = mgr.log().wal().clone();
-        if let Err(e) = wal.throttle() {
-            // The commit's own error is the one to report.
-            let _ = self.abort(&entry);
-            return Err(e.into());
+        let (csn, published) = commit_entry(&mgr, &entry, self.serializable, self.durability);
+        self.committed = published;
+        csn.map(Some)
+    }
+
+    /// `PREPARE TRANSACTION gid` (README "Two-phase commit"): the
+    /// transaction leaves its session and stays running, prepared, until
+    /// `TxnManager::finish_prepared` commits or rolls it back. It gets
+    /// an xid if it has none; its state (gid, `owner`, `database`, the
+    /// time, its table locks) is stored in the CSN log's directory and
+    /// the WAL flushed before this returns. Refused (and rolled back)
+    /// when `gid` is in use (42710), `max_prepared_transactions` are
+    /// prepared (53200; 55000 when it is 0), it holds transaction-level
+    /// advisory locks (0A000) or SERIALIZABLE's commit check fails it.
+    pub fn prepare(mut self, gid: &str, owner: &str, database: &str) -> Result<(), TxnError> {
+        use crate::prepared::{PreparedTxn, duplicate_gid, too_many};
+        if self.ended {
+            return Err(TxnError::Ended);
         }
-        // SERIALIZABLE: the commit check and the CSN under one lock, so
-        // serializable commits are checked in CSN order.
-        let assign = || {
-            let ticket = mgr.clock().assign();
-            let csn = ticket.csn();
-            (ticket, Some(csn))
-        };
-        let mut ticket = match self.serializable {
-            None => assign().0,
-            Some(id) => match mgr.serializable.commit(id, assign) {
-                Ok(ticket) => ticket,
-                Err(e) => {
-                    let _ = self.abort(&entry);
-                    return Err(e);
-                }
-            },
-        };
-        let csn = ticket.csn();
-        let logged = mgr
-            .reserve_csn(csn)
-            .and_then(|()| mgr.log().set_fate(entry.xid, Fate::Committed(csn)));
-        let end = match logged {
-            Ok(end) => end,
+        let mgr = self.mgr.clone();
+        {
+            let mut map = mgr.prepared.lock();
+            if map.contains_key(gid) {
+                return Err(duplicate_gid(gid));
+            }
+            if map.len() >= mgr.config.max_prepared {
+                return Err(too_many(mgr.config.max_prepared));
+            }
+            map.insert(gid.to_string(), None);
+        }
+        let prepared = self.prepare_state(gid, owner, database);
+        let mut map = mgr.prepared.lock();
+        let state = match prepared {
+            Ok(state) => state,
             Err(e) => {
-                drop(ticket); // a gap in the commit order
-                let _ = self.abort(&entry);
+                map.remove(gid);
                 return Err(e);
             }
         };
-        // Marked with its record's end when it waits for it to be durable:
-        // later commits may become visible past it as soon as it is, by
-        // whichever committer runs first after the flush.
-        let waits = self.durability == Durability::Sync && wal.commit_waits();
-        let lsn = if waits { end.0 } else { 0 };
-        ticket.mark(lsn);
-        let durable = match self.durability {
-            Durability::Sync => wal.commit(end),
-            Durability::Async => wal.commit_async(end),
+        self.ended = true;
+        let prepared = PreparedTxn {
+            info: state.info,
+            entry: self.entry.take().expect("assigned by prepare_state"),
+            serializable: self.serializable.take(),
+            stats: self.stats.take(),
         };
-        // Published even if the flush failed (marked with no LSN to wait
-        // for): the WAL is poisoned then and the outcome is for recovery to
-        // tell; later commits must not wait for this one for ever.
-        let lsn = if durable.is_ok() { lsn } else { 0 };
-        ticket.publish_with(lsn, &WalProgress(&wal));
-        mgr.finish(&entry, Ended::Committed);
-        self.committed = true;
-        durable?;
-        Ok(Some(csn))
+        map.insert(gid.to_string(), Some(prepared));
+        Ok(())
+    }
+
+    /// [`Transaction::prepare`]'s checks and its durable state.
+    fn prepare_state(
+        &mut self,
+        gid: &str,
+        owner: &str,
+        database: &str,
+    ) -> Result<crate::prepared::State, TxnError> {
+        if let Some(both) = self.advisory.as_ref().and_then(|a| a.transaction_holds()) {
+            // (PostgreSQL moves transaction-level advisory locks to the
+            // prepared transaction; folio's holders are sessions, so it
+            // refuses them all.)
+            let message = match both {
+                true => {
+                    "cannot PREPARE while holding both session-level and transaction-level locks on the same object"
+                }
+                false => "cannot PREPARE a transaction that holds transaction-level advisory locks",
+            };
+            return Err(TxnError::Prepared {
+                sqlstate: "0A000",
+                message: message.into(),
+                hint: None,
+            });
+        }
+        if let Some(id) = self.serializable {
+            self.mgr.serializable.prepare(id)?;
+        }
+        let xid = self.assign_top_xid()?;
+        let prepared_at_us = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_micros() as i64);
+        let state = crate::prepared::State {
+            info: crate::prepared::PreparedInfo {
+                gid: gid.to_string(),
+                xid,
+                prepared_at_us,
+                owner: owner.to_string(),
+                database: database.to_string(),
+            },
+            serializable: self.serializable.is_some(),
+            table_locks: self.table_locks.clone(),
+        };
+        let log = self.mgr.log();
+        log.put_prepared(xid, &state.encode())?;
+        // Durable before it returns, whatever `synchronous_commit` says.
+        log.wal().flush_all()?;
+        Ok(state)
     }
 
     /// Rolls back: the xid's fate becomes aborted (logged, not flushed).
@@ -841,9 +897,7 @@ impl Transaction {
     /// progress" in the log and, being out of the live table, is aborted by
     /// rule (`TxnManager::outcome`); after a crash, by the run-start rule.
     fn abort(&self, entry: &LiveEntry) -> Result<(), TxnError> {
-        let logged = self.mgr.log().set_fate(entry.xid, Fate::Aborted);
-        self.mgr.finish(entry, Ended::Aborted);
-        logged.map(|_| ())
+        abort_entry(&self.mgr, entry)
     }
 
     /// Waits until `holder` ends (its version is in this transaction's
@@ -901,6 +955,80 @@ impl Transaction {
         mine.waiting_for.store(0, Ordering::Release);
         result.map(Some)
     }
+}
+
+/// Commits the top-level transaction `entry` (its `serializable`
+/// registration, at `durability`): the commit instant of the README,
+/// from the CSN to its publication. On a failure before its record is
+/// logged it is rolled back; the flag says whether it was published
+/// (committed, even if the flush then failed). A prepared transaction's commit
+/// (`TxnManager::finish_prepared`) is this one.
+pub(crate) fn commit_entry(
+    mgr: &Arc<TxnManager>,
+    entry: &LiveEntry,
+    serializable: Option<SxId>,
+    durability: Durability,
+) -> (Result<Csn, TxnError>, bool) {
+    let wal = mgr.log().wal().clone();
+    if let Err(e) = wal.throttle() {
+        // The commit's own error is the one to report.
+        let _ = abort_entry(mgr, entry);
+        return (Err(e.into()), false);
+    }
+    // SERIALIZABLE: the commit check and the CSN under one lock, so
+    // serializable commits are checked in CSN order.
+    let assign = || {
+        let ticket = mgr.clock().assign();
+        let csn = ticket.csn();
+        (ticket, Some(csn))
+    };
+    let mut ticket = match serializable {
+        None => assign().0,
+        Some(id) => match mgr.serializable.commit(id, assign) {
+            Ok(ticket) => ticket,
+            Err(e) => {
+                let _ = abort_entry(mgr, entry);
+                return (Err(e), false);
+            }
+        },
+    };
+    let csn = ticket.csn();
+    let logged = mgr
+        .reserve_csn(csn)
+        .and_then(|()| mgr.log().set_fate(entry.xid, Fate::Committed(csn)));
+    let end = match logged {
+        Ok(end) => end,
+        Err(e) => {
+            drop(ticket); // a gap in the commit order
+            let _ = abort_entry(mgr, entry);
+            return (Err(e), false);
+        }
+    };
+    // Marked with its record's end when it waits for it to be durable:
+    // later commits may become visible past it as soon as it is, by
+    // whichever committer runs first after the flush.
+    let waits = durability == Durability::Sync && wal.commit_waits();
+    let lsn = if waits { end.0 } else { 0 };
+    ticket.mark(lsn);
+    let durable = match durability {
+        Durability::Sync => wal.commit(end),
+        Durability::Async => wal.commit_async(end),
+    };
+    // Published even if the flush failed (marked with no LSN to wait
+    // for): the WAL is poisoned then and the outcome is for recovery to
+    // tell; later commits must not wait for this one for ever.
+    let lsn = if durable.is_ok() { lsn } else { 0 };
+    ticket.publish_with(lsn, &WalProgress(&wal));
+    mgr.finish(entry, Ended::Committed);
+    (durable.map(|()| csn).map_err(TxnError::from), true)
+}
+
+/// Records the abort of `entry` and takes it out of the live table
+/// ([`Transaction::rollback`]'s end).
+fn abort_entry(mgr: &TxnManager, entry: &LiveEntry) -> Result<(), TxnError> {
+    let logged = mgr.log().set_fate(entry.xid, Fate::Aborted);
+    mgr.finish(entry, Ended::Aborted);
+    logged.map(|_| ())
 }
 
 fn wait_loop(

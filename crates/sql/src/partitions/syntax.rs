@@ -94,9 +94,31 @@ fn find_pair(tokens: &[TokenWithSpan], first: &str, second: &str) -> Option<usiz
     None
 }
 
+/// Whether the elements `tokens` (inside a PARTITION OF's parentheses)
+/// are each a table constraint (`CONSTRAINT name ...`, `FOREIGN KEY`,
+/// `CHECK`, `UNIQUE`, `PRIMARY KEY`), not a column's options.
+fn table_constraints_only(tokens: &[TokenWithSpan]) -> bool {
+    let mut depth = 0i32;
+    let mut starts = vec![0];
+    for (i, t) in tokens.iter().enumerate() {
+        match t.token {
+            Token::LParen => depth += 1,
+            Token::RParen => depth -= 1,
+            Token::Comma if depth == 0 => starts.push(i + 1),
+            _ => {}
+        }
+    }
+    starts.iter().all(|&at| {
+        ["constraint", "foreign", "check", "unique", "primary"]
+            .iter()
+            .any(|word| crate::parse::word_at(tokens, at, word))
+    })
+}
+
 /// Takes the partitioning clauses out of a CREATE TABLE's `tokens`
-/// (`PARTITION OF parent ... bound` becomes an empty column list `()`,
-/// which the partition's creation fills with the parent's columns).
+/// (`PARTITION OF parent [(constraints)] ... bound` becomes the
+/// constraint list, or an empty one `()`, which the partition's creation
+/// fills with the parent's columns).
 pub fn take_table_spec(tokens: &mut Vec<TokenWithSpan>) -> Result<Option<TableSpec>, SqlError> {
     let mut spec = TableSpec::default();
     if let Some(at) = find_pair(tokens, "partition", "of") {
@@ -106,18 +128,25 @@ pub fn take_table_spec(tokens: &mut Vec<TokenWithSpan>) -> Result<Option<TableSp
             at: 0,
         };
         let parent = c.name()?;
+        let span = tokens[at].span;
+        let mut elements: Vec<TokenWithSpan> = [Token::LParen, Token::RParen]
+            .map(|token| TokenWithSpan { token, span })
+            .into();
         if c.peek() == Some(&Token::LParen) {
-            return Err(SqlError::unsupported(
-                "column options in CREATE TABLE ... PARTITION OF",
-            ));
+            let open = at + 2 + c.at;
+            let close = crate::parse::closing(tokens, open)
+                .ok_or_else(|| SqlError::syntax("syntax error at end of input"))?;
+            if !table_constraints_only(&tokens[open + 1..close]) {
+                return Err(SqlError::unsupported(
+                    "column options in CREATE TABLE ... PARTITION OF",
+                ));
+            }
+            elements = tokens[open..=close].to_vec();
+            c.at = close + 1 - (at + 2);
         }
         let bound = c.bound()?;
         let used = c.at;
-        let span = tokens[at].span;
-        tokens.splice(
-            at..at + 2 + used,
-            [Token::LParen, Token::RParen].map(|token| TokenWithSpan { token, span }),
-        );
+        tokens.splice(at..at + 2 + used, elements);
         spec.of = Some(OfSpec { parent, bound });
     }
     if let Some(at) = find_pair(tokens, "partition", "by") {

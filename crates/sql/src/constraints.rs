@@ -124,7 +124,7 @@ pub struct Constraints {
     /// action change rows of ([`Cascade::Routed`]): each table and its
     /// constraints, every partition's moving the rows an update takes out
     /// of it.
-    routed: Vec<(Arc<Relation>, Constraints)>,
+    routed: Vec<Routed>,
     /// The foreign key checks of the running statement's row changes,
     /// made when it ends ([`Constraints::end_statement`]).
     deferred: RefCell<Vec<Deferred>>,
@@ -178,8 +178,12 @@ struct ActionTarget<'a> {
     /// (whose defaults SET DEFAULT takes, as PostgreSQL's action updates
     /// that table, and which the rows an update moved out of their
     /// partition go into), with the map from its columns to the leaf's.
-    whole: Option<(&'a (Arc<Relation>, Constraints), Option<ColumnMap>)>,
+    whole: Option<(&'a Routed, Option<ColumnMap>)>,
 }
+
+/// A partitioned referencing table and its constraints, bound for the
+/// actions on its leaves' rows ([`Cascade::Routed`]).
+type Routed = (Arc<Relation>, Constraints);
 
 /// An ancestor's tree, the place on the way down in it, and the map
 /// from its columns to the partition's (`partitions/column_map.rs`).

@@ -120,6 +120,11 @@ pub struct Constraints {
     references: Vec<Reference>,
     /// Other tables' foreign keys (or its own) that reference this table.
     referenced_by: Vec<Referencing>,
+    /// The partitioned tables whose leaves `referenced_by` keys with an
+    /// action change rows of ([`Cascade::Routed`]): each table and its
+    /// constraints, every partition's moving the rows an update takes out
+    /// of it.
+    routed: Vec<Routed>,
     /// The foreign key checks of the running statement's row changes,
     /// made when it ends ([`Constraints::end_statement`]).
     deferred: RefCell<Vec<Deferred>>,
@@ -163,6 +168,22 @@ enum Partitioning {
 /// A leaf partition a row goes to ([`Constraints::leaf`]): its relation,
 /// its constraints, and the map from the routing table's columns to its.
 pub type Leaf<'a> = (&'a Arc<Relation>, &'a Constraints, Option<ColumnMap>);
+
+/// Where an action changes a referencing table's rows
+/// ([`Constraints::action_target`]).
+struct ActionTarget<'a> {
+    /// The constraints the rows are deleted or updated under.
+    leaf: &'a Constraints,
+    /// A [`Cascade::Routed`] key's partitioned table and its constraints
+    /// (whose defaults SET DEFAULT takes, as PostgreSQL's action updates
+    /// that table, and which the rows an update moved out of their
+    /// partition go into), with the map from its columns to the leaf's.
+    whole: Option<(&'a Routed, Option<ColumnMap>)>,
+}
+
+/// A partitioned referencing table and its constraints, bound for the
+/// actions on its leaves' rows ([`Cascade::Routed`]).
+type Routed = (Arc<Relation>, Constraints);
 
 /// An ancestor's tree, the place on the way down in it, and the map
 /// from its columns to the partition's (`partitions/column_map.rs`).
@@ -260,6 +281,13 @@ enum Cascade {
     /// The key references its own table.
     Itself,
     Other(Box<Constraints>),
+    /// A leaf of a partitioned referencing table (not this table's own
+    /// tree): its rows are changed under the whole table's constraints
+    /// (`Constraints::routed`, by index), so a row an action updates out
+    /// of its partition is deleted there and inserted through the table
+    /// into the one it now belongs in, as a user's UPDATE of the table
+    /// moves it (PostgreSQL 15's cross-partition update).
+    Routed(usize),
     /// The table is reached again through other tables' cascades (or
     /// deeper than `CASCADE_DEPTH_MAX`): 0A000 if a row would cascade.
     Cycle,
@@ -456,6 +484,28 @@ impl Constraints {
             return Ok(());
         };
         let table = access::relation(cx, txn, &c.table)?;
+        let acts = fk.on_delete.acts() || fk.on_update.acts();
+        // A partitioned referencing table, bound once for all its leaves
+        // (`Cascade::Routed`); its own tree and one reached again keep
+        // the per-leaf binding below.
+        let own_tree =
+            table.def.oid == def.oid || (self.ancestors.iter()).any(|a| a.def.oid == table.def.oid);
+        let routed = match acts
+            && table.def.partition_key().is_some()
+            && !own_tree
+            && !cascading.contains(&table.def.oid)
+            && cascading.len() < CASCADE_DEPTH_MAX
+        {
+            false => None,
+            true => {
+                let mut path = cascading.to_vec();
+                path.extend([def.oid, table.def.oid]);
+                let mut whole = Constraints::bind_in(cx, txn, &table, &path)?;
+                whole.move_rows_in_leaves();
+                self.routed.push((table.clone(), whole));
+                Some(self.routed.len() - 1)
+            }
+        };
         let in_table: Vec<usize> = fk.columns.iter().map(|&c| usize::from(c)).collect();
         let whole_columns: Vec<usize> = fk.ref_columns.iter().map(|&c| usize::from(c)).collect();
         // (The referenced columns as this table's when the key is an
@@ -480,9 +530,9 @@ impl Constraints {
                         .all(|(&a, &b)| usize::from(a) == b)
             });
             let leaf = child.def.oid;
-            let acts = fk.on_delete.acts() || fk.on_update.acts();
             let cascade = match acts {
                 false => None,
+                true if let Some(n) = routed => Some(Cascade::Routed(n)),
                 true if leaf == def.oid => Some(Cascade::Itself),
                 true if cascading.contains(&leaf) || cascading.len() >= CASCADE_DEPTH_MAX => {
                     Some(Cascade::Cycle)
@@ -1039,6 +1089,7 @@ impl Constraints {
                 more.start_statement();
             }
         }
+        self.routed.iter().for_each(|(_, c)| c.start_statement());
     }
 
     /// The statement's row changes are done: their foreign keys are
@@ -1093,6 +1144,66 @@ impl Constraints {
             if let Some(Cascade::Other(more)) = &r.cascade {
                 more.end_statement(pending, txn, &r.child)?;
             }
+        }
+        for (relation, whole) in &self.routed {
+            whole.end_statement(pending, txn, relation)?;
+        }
+        Ok(())
+    }
+
+    /// The constraints the rows of `referencing`'s child are deleted or
+    /// updated under by an action, with the partitioned table (and its
+    /// constraints) the rows an update moved out of their partition go
+    /// into afterwards ([`Constraints::moved_in`]); `None` through a
+    /// cycle of tables.
+    fn action_target<'a>(
+        &'a self,
+        referencing: &'a Referencing,
+    ) -> Result<Option<ActionTarget<'a>>, SqlError> {
+        Ok(match &referencing.cascade {
+            Some(Cascade::Itself) => Some(ActionTarget {
+                leaf: self,
+                whole: None,
+            }),
+            Some(Cascade::Other(c)) => Some(ActionTarget {
+                leaf: c,
+                whole: None,
+            }),
+            Some(Cascade::Routed(n)) => {
+                let whole = &self.routed[*n];
+                let oid = referencing.child.def.oid;
+                let Some((_, leaf, map)) = whole.1.leaf_by_oid(oid) else {
+                    return Err(SqlError::new(
+                        "XX000",
+                        format!(
+                            "partition \"{}\" of foreign key \"{}\" not found",
+                            referencing.child.def.name, referencing.name
+                        ),
+                    ));
+                };
+                Some(ActionTarget {
+                    leaf,
+                    whole: Some((whole, map)),
+                })
+            }
+            Some(Cascade::Cycle) | None => None,
+        })
+    }
+
+    /// The rows an action's updates moved out of their partitions of the
+    /// partitioned table `whole` go into it, each routed to the partition
+    /// it belongs in now (its checks and keys apply there).
+    fn moved_in(
+        txn: &mut Transaction,
+        target: &ActionTarget<'_>,
+        env: &Env<'_>,
+    ) -> Result<(), SqlError> {
+        let Some(((relation, constraints), _)) = &target.whole else {
+            return Ok(());
+        };
+        let moved = constraints.take_moved();
+        if !moved.is_empty() {
+            constraints.insert_many(txn, relation, moved, env)?;
         }
         Ok(())
     }
@@ -1231,18 +1342,15 @@ impl Constraints {
             ));
         }
         let new = new.map(|(n, _)| n);
-        let constraints = match &referencing.cascade {
-            Some(Cascade::Itself) => self,
-            Some(Cascade::Other(c)) => c,
-            Some(Cascade::Cycle) | None => {
-                return Err(SqlError::unsupported(format!(
-                    "ON {} {} through a cycle of tables (\"{}\")",
-                    if new.is_some() { "UPDATE" } else { "DELETE" },
-                    action.words(),
-                    referencing.name
-                )));
-            }
+        let Some(target) = self.action_target(referencing)? else {
+            return Err(SqlError::unsupported(format!(
+                "ON {} {} through a cycle of tables (\"{}\")",
+                if new.is_some() { "UPDATE" } else { "DELETE" },
+                action.words(),
+                referencing.name
+            )));
         };
+        let constraints = target.leaf;
         let env = Env::at(now);
         let same_key = referencing.same_key(&key);
         for (tid, row) in rows {
@@ -1252,7 +1360,7 @@ impl Constraints {
                         return Ok((constraints.delete(txn, child, tid, row, &env)?, ()));
                     }
                     let columns = &referencing.set_columns;
-                    let changed = referencing.set(constraints, row, action, columns, &env)?;
+                    let changed = referencing.set(&target, row, action, columns, &env)?;
                     referencing.stays(constraints, &changed)?;
                     return Ok((constraints.update(txn, child, tid, row, changed, &env)?, ()));
                 };
@@ -1262,14 +1370,14 @@ impl Constraints {
                     // column (a column list is ON DELETE's only).
                     _ => {
                         let columns = &referencing.columns;
-                        referencing.set(constraints, row, action, columns, &env)?
+                        referencing.set(&target, row, action, columns, &env)?
                     }
                 };
                 referencing.stays(constraints, &changed)?;
                 Ok((constraints.update(txn, child, tid, row, changed, &env)?, ()))
             })?;
         }
-        Ok(())
+        Constraints::moved_in(txn, &target, &env)
     }
 
     /// Runs a check the transaction queued for constraint `constraint`
@@ -1321,9 +1429,6 @@ impl Constraints {
             return Ok(());
         }
         for referencing in &self.referenced_by {
-            let Some(cascade) = &referencing.cascade else {
-                continue;
-            };
             if referencing.on_delete != RefAction::Cascade {
                 continue;
             }
@@ -1333,11 +1438,10 @@ impl Constraints {
             let child = &referencing.child;
             let rows = txn.with_latest_snapshot(|txn| referencing.rows_with(txn, &key))?;
             let same_key = referencing.same_key(&key);
-            let constraints = match cascade {
-                Cascade::Itself => self,
-                Cascade::Other(c) => c,
-                Cascade::Cycle if rows.is_empty() => continue,
-                Cascade::Cycle => {
+            let constraints = match self.action_target(referencing)? {
+                Some(target) => target.leaf,
+                None if rows.is_empty() => continue,
+                None => {
                     return Err(SqlError::unsupported(format!(
                         "ON DELETE CASCADE through a cycle of tables (\"{}\")",
                         referencing.name
@@ -1599,11 +1703,11 @@ impl Referencing {
     }
 
     /// The child row `row` with `columns` (key columns) set to NULL (SET
-    /// NULL) or their defaults under the child's `constraints` (SET
-    /// DEFAULT).
+    /// NULL) or their defaults (SET DEFAULT): those of the partitioned
+    /// table a `Cascade::Routed` key was made on, else the child's.
     fn set(
         &self,
-        constraints: &Constraints,
+        target: &ActionTarget<'_>,
         row: &[Value],
         action: RefAction,
         columns: &[usize],
@@ -1613,7 +1717,14 @@ impl Referencing {
         for &c in columns {
             changed[c] = match action {
                 RefAction::SetDefault => {
-                    let value = constraints.default_of(c)?.eval(&[], env)?;
+                    let default = match &target.whole {
+                        Some(((_, whole), map)) => {
+                            let at = map.as_ref().map_or(c, |m| m.parent_position(c));
+                            whole.default_of(at)?
+                        }
+                        None => target.leaf.default_of(c)?,
+                    };
+                    let value = default.eval(&[], env)?;
                     types::assign(value, self.child.types[c])?
                 }
                 _ => Value::Null,
@@ -1624,10 +1735,12 @@ impl Referencing {
 
     /// 0A000 when the row `changed` an action made of a partition of the
     /// referencing table (under its `constraints`) would belong in
-    /// another partition: PostgreSQL moves it, folio does not yet (the
-    /// leaf's constraints cannot insert into the partitioned table).
+    /// another partition and the constraints do not move it: the
+    /// partitioned table's own tree, whose keys referencing itself are
+    /// bound per leaf (`Cascade::Itself`, `Cascade::Other`); a
+    /// [`Cascade::Routed`] leaf's moves it (`Constraints::moves`).
     fn stays(&self, constraints: &Constraints, changed: &[Value]) -> Result<(), SqlError> {
-        match constraints.stays(changed)? {
+        match constraints.moves || constraints.stays(changed)? {
             true => Ok(()),
             false => Err(SqlError::new(
                 "0A000",

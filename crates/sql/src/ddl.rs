@@ -454,6 +454,23 @@ impl KeySpec {
         })
     }
 
+    /// 0A000 when the key names a system column on either side
+    /// (`tableoid`, `ctid`, ...: no table column has such a name), as
+    /// PostgreSQL's.
+    fn check_system_columns(&self) -> Result<(), SqlError> {
+        let named = self.columns.iter().chain(&self.ref_columns);
+        match named
+            .into_iter()
+            .any(|c| crate::system_columns::reserved(c))
+        {
+            true => Err(SqlError::new(
+                "0A000",
+                "system columns cannot be used in foreign keys",
+            )),
+            false => Ok(()),
+        }
+    }
+
     /// PostgreSQL's checks of the `ON DELETE SET ... (columns)` list
     /// against table `def`: each a column of the key (42P10), of the
     /// table at all (42703).
@@ -688,6 +705,7 @@ impl Additions {
                     )?
                 }
             };
+            key.check_system_columns()?;
             if !key.set_columns.is_empty()
                 && let Some(def) = catalog.table(txn, table)?
             {
@@ -794,6 +812,35 @@ fn nullability(
         said = Some(not_null);
     }
     Ok(())
+}
+
+/// 55006 when dropping foreign key `constraint` of table `name` while
+/// checks of the transaction wait on a table the key joins (each leaf
+/// of a partitioned `name`, then the referenced table), as PostgreSQL
+/// refuses it: the deferred checks would have no key left to run.
+fn refuse_foreign_key_drop_while_waiting(
+    cx: &Ctx<'_>,
+    txn: &Transaction,
+    name: &str,
+    constraint: &str,
+) -> Result<(), SqlError> {
+    if cx.deferred.is_empty() {
+        return Ok(());
+    }
+    let Some(def) = cx.db.catalog().table(txn, name)? else {
+        return Ok(());
+    };
+    let Some(ConstraintKind::ForeignKey(fk)) = (def.constraints.iter())
+        .find(|c| c.name == constraint)
+        .map(|c| &c.kind)
+    else {
+        return Ok(());
+    };
+    let relation = access::relation(cx, txn, name)?;
+    for leaf in crate::partitions::foreign_keys::leaves(cx, txn, relation)? {
+        crate::deferred::refuse_if_waiting(cx, &leaf.def.name, "ALTER TABLE")?;
+    }
+    crate::deferred::refuse_if_waiting(cx, &fk.ref_table, "ALTER TABLE")
 }
 
 /// The position of column `name` of `def`, or 42703.
@@ -1449,6 +1496,7 @@ pub fn alter_table(
                 drop_behavior: _,
             } => {
                 let constraint = names::ident(constraint);
+                refuse_foreign_key_drop_while_waiting(cx, txn, &name, &constraint)?;
                 match db.catalog().drop_constraint(txn, &name, &constraint) {
                     Err(folio_catalog::CatalogError::NoSuchConstraint { .. }) if *if_exists => {
                         notices.push(Notice::info(format!(

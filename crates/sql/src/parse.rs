@@ -2462,8 +2462,22 @@ fn alter_constraint(tokens: &[Token]) -> Option<Result<AlterConstraint, SqlError
         let name = names::ident(&c.ident()?);
         let (mut deferrable, mut deferred) = (None, None);
         let twice = || SqlError::syntax("conflicting constraint properties");
+        // (PostgreSQL's grammar takes NOT VALID and NO INHERIT here too,
+        // then refuses them for a foreign key.)
+        let refused = |what: &str| {
+            SqlError::new(
+                "0A000",
+                format!("FOREIGN KEY constraints cannot be marked {what}"),
+            )
+        };
         while c.peek().is_some() {
-            if c.take_keyword(Keyword::NOT) {
+            if c.take_keyword(Keyword::NO) {
+                c.expect_keyword(Keyword::INHERIT)?;
+                return Err(refused("NO INHERIT"));
+            } else if c.take_keyword(Keyword::NOT) {
+                if c.take_keyword(Keyword::VALID) {
+                    return Err(refused("NOT VALID"));
+                }
                 c.expect_keyword(Keyword::DEFERRABLE)?;
                 deferrable.replace(false).map_or(Ok(()), |_| Err(twice()))?;
             } else if c.take_keyword(Keyword::DEFERRABLE) {

@@ -333,9 +333,15 @@ fn drop_members(
         }
     }
     for kind in ["view", "materialized view", "table", "sequence", "type"] {
-        let names = of(kind);
+        let mut names = of(kind);
         if names.is_empty() {
             continue;
+        }
+        // (A partitioned table's partitions go before it, as DROP TABLE's.)
+        if kind == "table"
+            && let Some(ordered) = crate::partitions::ddl::with_partitions(cx, txn, &names)?
+        {
+            names = ordered;
         }
         match kind {
             "view" => crate::views::drop(cx.db, txn, &mut scratch, true, &names, true)?,

@@ -3375,6 +3375,7 @@ pub(crate) fn run_with_params(
                 )));
                 return Ok(Output::command("ALTER TABLE"));
             }
+            crate::partitions::ddl::check_foreign_key_adds(cx, txn, name, *only, operations)?;
             let merged =
                 crate::inheritance::alter::check(cx, txn, notices, name, *only, operations)?;
             let operations = merged.as_deref().unwrap_or(operations);

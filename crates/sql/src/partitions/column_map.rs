@@ -65,6 +65,11 @@ impl ColumnMap {
         self.to_child.get(parent).copied().unwrap_or(parent)
     }
 
+    /// The parent's position of the partition's column `child`.
+    pub fn parent_position(&self, child: usize) -> usize {
+        self.from_parent.get(child).copied().unwrap_or(child)
+    }
+
     /// The partition's `items` (one per column: its types) in the
     /// parent's order.
     pub fn in_parent_order<T: Clone>(&self, items: &[T]) -> Vec<T> {

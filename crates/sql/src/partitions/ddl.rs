@@ -67,11 +67,20 @@ pub fn create(
     let Statement::CreateTable(table) = create else {
         return Err(SqlError::new("XX000", "not a CREATE TABLE"));
     };
-    let name = names::relation(&table.name)?;
+    // (Where the table goes, and the parent an unqualified name means,
+    // by the search path: a CREATE SCHEMA element's, or `SET search_path`.)
+    let name = match crate::temp_tables::created_name(cx, txn, table)? {
+        Some(name) => name,
+        None => names::relation(&table.name)?,
+    };
     let mut table = table.clone();
     let mut parent_bound = None;
     if let Some(of) = &spec.of {
-        let parent = table_def(cx, txn, &of.parent)?;
+        let parent = table_def(
+            cx,
+            txn,
+            &crate::temp_tables::resolve_name(cx, txn, &of.parent)?,
+        )?;
         let Some(tree) = Tree::of(cx, txn, &parent)? else {
             return Err(SqlError::new(
                 "42809",
@@ -424,6 +433,9 @@ pub fn attach_or_detach(
     child: &str,
     bound: Option<&BoundSpec>,
 ) -> Result<Output, SqlError> {
+    // (Unqualified names mean the search path's tables.)
+    let parent = &crate::temp_tables::resolve_name(cx, txn, parent)?;
+    let child = &crate::temp_tables::resolve_name(cx, txn, child)?;
     let parent_def = table_def(cx, txn, parent)?;
     let Some(tree) = Tree::of(cx, txn, &parent_def)? else {
         return Err(SqlError::new(
@@ -470,6 +482,24 @@ pub fn attach_or_detach(
     attached_columns(&parent_def, &child_def)?;
     let bound = check_bound(cx, &tree, bare(&child_def.name), spec)?;
     super::trigger_clones::check_attach(&child_def)?;
+    // Its rows would have to reference themselves through the tree's
+    // key: PostgreSQL 15 refuses it (0A000).
+    for def in std::iter::once(&parent_def).chain(above.iter().map(|a| &a.def)) {
+        for c in &def.constraints {
+            if let folio_catalog::ConstraintKind::ForeignKey(fk) = &c.kind
+                && table_def(cx, txn, &fk.ref_table)?.oid == child_def.oid
+            {
+                return Err(SqlError::new(
+                    "0A000",
+                    format!(
+                        "cannot attach table \"{}\" as a partition because it is referenced by foreign key \"{}\"",
+                        bare(&child_def.name),
+                        c.name
+                    ),
+                ));
+            }
+        }
+    }
     // The rows already there (a partitioned table's: its leaves') must
     // lie in the bound (a default partition's: outside every other
     // partition's), each key read in the parent's column order.
@@ -562,14 +592,21 @@ fn detach_foreign_keys(cx: &Ctx<'_>, txn: &mut Transaction, child: &str) -> Resu
             .map(|&c| def.columns[usize::from(c)].name.clone())
             .collect()
     };
+    // (A name the partition has, or was given from a nearer ancestor, is
+    // kept: a table detached and attached again holds its former
+    // parent's key as its own, under the same name.)
+    let mut names: Vec<&str> = (relation.def.constraints.iter())
+        .map(|o| o.name.as_str())
+        .collect();
     for ancestor in &ancestors {
         for c in &ancestor.def.constraints {
             let folio_catalog::ConstraintKind::ForeignKey(fk) = &c.kind else {
                 continue;
             };
-            if relation.def.constraints.iter().any(|o| o.name == c.name) {
+            if names.contains(&c.name.as_str()) {
                 continue;
             }
+            names.push(&c.name);
             let referenced = table_def(cx, txn, &fk.ref_table)?;
             // (The ancestor's positions: the partition's columns may be
             // in another order.)
@@ -663,6 +700,55 @@ fn object_name(name: &str) -> ObjectName {
     ObjectName(parts)
 }
 
+/// Refusals of `ALTER TABLE [ONLY] name ADD FOREIGN KEY` on a
+/// partitioned table, as PostgreSQL 15's (42809), before any other
+/// check of the statement: a partitioned table's foreign key is checked
+/// on its partitions' rows (`foreign_keys.rs`), so it may neither skip
+/// them (`ONLY`) nor leave them unchecked (`NOT VALID`).
+pub fn check_foreign_key_adds(
+    cx: &Ctx<'_>,
+    txn: &Transaction,
+    name: &ObjectName,
+    only: bool,
+    operations: &[AlterTableOperation],
+) -> Result<(), SqlError> {
+    let Ok(Some(def)) = cx.db.catalog().table(txn, &names::relation(name)?) else {
+        return Ok(());
+    };
+    if def.partition_key().is_none() {
+        return Ok(());
+    }
+    for op in operations {
+        let AlterTableOperation::AddConstraint {
+            constraint: TableConstraint::ForeignKey { foreign_table, .. },
+            not_valid,
+        } = op
+        else {
+            continue;
+        };
+        let (table, referenced) = (bare(&def.name), names::relation(foreign_table)?);
+        let referenced = bare(&referenced);
+        if only {
+            return Err(SqlError::new(
+                "42809",
+                format!(
+                    "cannot use ONLY for foreign key on partitioned table \"{table}\" referencing relation \"{referenced}\""
+                ),
+            ));
+        }
+        if *not_valid {
+            return Err(SqlError::new(
+                "42809",
+                format!(
+                    "cannot add NOT VALID foreign key on partitioned table \"{table}\" referencing relation \"{referenced}\""
+                ),
+            )
+            .with_detail("This feature is not yet supported on partitioned tables."));
+        }
+    }
+    Ok(())
+}
+
 /// Before an ALTER TABLE of a partitioned table: a PRIMARY KEY or UNIQUE
 /// constraint must hold the partition key's columns (0A000); ADD / DROP
 /// COLUMN and DROP of a foreign key are `columns.rs`'s; other changes
@@ -677,26 +763,6 @@ pub fn check_alter(
     let Ok(Some(def)) = cx.db.catalog().table(txn, &names::relation(name)?) else {
         return Ok(());
     };
-    // A partitioned table's foreign key is checked on its partitions'
-    // rows (`foreign_keys.rs`); PostgreSQL 15 cannot leave them unchecked.
-    for op in operations {
-        if let AlterTableOperation::AddConstraint {
-            constraint: TableConstraint::ForeignKey { foreign_table, .. },
-            not_valid: true,
-        } = op
-            && def.partition_key().is_some()
-        {
-            return Err(SqlError::new(
-                "42809",
-                format!(
-                    "cannot add NOT VALID foreign key on partitioned table \"{}\" referencing relation \"{}\"",
-                    bare(&def.name),
-                    bare(&names::relation(foreign_table)?)
-                ),
-            )
-            .with_detail("This feature is not yet supported on partitioned tables."));
-        }
-    }
     if def.partition_key().is_none() && def.partition_of().is_none() {
         return Ok(());
     }

@@ -99,8 +99,9 @@ fn find_pair(tokens: &[TokenWithSpan], first: &str, second: &str) -> Option<usiz
 }
 
 /// Takes the partitioning clauses out of a CREATE TABLE's `tokens`
-/// (`PARTITION OF parent ... bound` becomes an empty column list `()`,
-/// which the partition's creation fills with the parent's columns).
+/// (`PARTITION OF parent [(elements)] ... bound` becomes an empty column
+/// list `()`, which the partition's creation fills with the parent's
+/// columns and the elements: `ddl.rs` `columns_of`).
 pub fn take_table_spec(tokens: &mut Vec<TokenWithSpan>) -> Result<Option<TableSpec>, SqlError> {
     let mut spec = TableSpec::default();
     if let Some(at) = find_pair(tokens, "partition", "of") {

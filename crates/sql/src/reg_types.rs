@@ -63,12 +63,7 @@ pub fn value_of(kind: RegKind, arg: &Value, lookups: Option<&Lookups>) -> Result
 pub fn to_reg(kind: RegKind, text: &str, lookups: Option<&Lookups>) -> Result<Value, SqlError> {
     match oid_of(kind, text, lookups) {
         Ok(oid) => Ok(reg_value(kind, oid, lookups)),
-        Err(e)
-            if matches!(
-                e.code.as_ref(),
-                "42P01" | "42704" | "42883" | "42725" | "3F000"
-            ) =>
-        {
+        Err(e) if matches!(e.code, "42P01" | "42704" | "42883" | "42725" | "3F000") => {
             Ok(Value::Null)
         }
         Err(e) => Err(e),

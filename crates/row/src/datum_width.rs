@@ -55,7 +55,12 @@ pub fn stored_size(value: &Value, stored: bool) -> Option<usize> {
     Some(match value {
         Value::Bool(_) => 1,
         Value::Int2(_) => 2,
-        Value::Int4(_) | Value::Float4(_) | Value::Date(_) | Value::Oid(_) | Value::Enum(_) => 4,
+        Value::Int4(_)
+        | Value::Float4(_)
+        | Value::Date(_)
+        | Value::Oid(_)
+        | Value::Reg(_)
+        | Value::Enum(_) => 4,
         Value::Tid(..) | Value::MacAddr(_) => 6,
         Value::MacAddr8(_) => 8,
         // A varlena of family, mask length and address.
@@ -149,6 +154,7 @@ pub fn type_avg_width(ty: SqlType) -> u32 {
         | SqlType::Float4
         | SqlType::Date
         | SqlType::Oid
+        | SqlType::Reg(_)
         | SqlType::Enum(_)
         | SqlType::Xid => return 4,
         SqlType::Tid | SqlType::MacAddr => return 6,

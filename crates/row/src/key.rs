@@ -172,6 +172,7 @@ fn value_key(v: &Value, out: &mut Vec<u8>) {
         }
         // Unsigned: its big-endian bytes order it.
         Value::Oid(x) => out.extend_from_slice(&x.to_be_bytes()),
+        Value::Reg(r) => out.extend_from_slice(&r.oid.to_be_bytes()),
         Value::Tid(block, offset) => {
             out.extend_from_slice(&block.to_be_bytes());
             out.extend_from_slice(&offset.to_be_bytes());
@@ -320,7 +321,7 @@ pub fn hash_key(values: &[Value], out: &mut Vec<u8>) {
             Value::Json(_) => 17,
             Value::Jsonb(_) => 18,
             Value::Enum(_) => 19,
-            Value::Oid(_) => 20,
+            Value::Oid(_) | Value::Reg(_) => 20,
             Value::Tid(..) => 21,
             Value::Xid(_) => 22,
             Value::Range(_) => 23,
@@ -486,6 +487,10 @@ fn key_value(r: &mut KeyReader<'_>, ty: SqlType) -> Result<Value, RowError> {
         SqlType::Date => Value::Date((u32::from_be_bytes(r.array()?) ^ 0x8000_0000) as i32),
         SqlType::Int8 => Value::Int8((u64::from_be_bytes(r.array()?) ^ (1 << 63)) as i64),
         SqlType::Oid => Value::Oid(u32::from_be_bytes(r.array()?)),
+        SqlType::Reg(kind) => Value::Reg(Box::new(crate::reg::RegValue::unnamed(
+            kind,
+            u32::from_be_bytes(r.array()?),
+        ))),
         SqlType::Tid => Value::Tid(
             u32::from_be_bytes(r.array()?),
             u16::from_be_bytes(r.array()?),

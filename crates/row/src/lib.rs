@@ -43,6 +43,7 @@ pub mod oid;
 mod range;
 mod range_text;
 mod record_text;
+mod reg;
 mod row_format;
 mod text;
 mod text_style;
@@ -91,6 +92,7 @@ pub use key::{KeyColumn, MAX_KEY_LEN, decode_key, encode_key, hash_key};
 pub use multirange::Multirange;
 pub use numeric::{LongNumeric, MAX_NUMERIC_SCALE, MAX_WHOLE_DIGITS, Numeric, Rounding};
 pub use range::{Bound, Range, RangeKind};
+pub use reg::{RegKind, RegValue};
 pub use row_format::{
     ColumnBytes, EXTERNAL, Stored, column_bytes, decode_column, decode_marked, decode_row,
     decode_stored, decode_stored_columns, encode_row, encode_stored, max_inline_row_len,

@@ -108,6 +108,7 @@ fn put_value(out: &mut Vec<u8>, v: &Value, ty: SqlType) -> Result<(), RowError> 
         Value::Int2(x) => out.extend_from_slice(&x.to_le_bytes()),
         Value::Int4(x) => out.extend_from_slice(&x.to_le_bytes()),
         Value::Oid(x) => out.extend_from_slice(&x.to_le_bytes()),
+        Value::Reg(r) => out.extend_from_slice(&r.oid.to_le_bytes()),
         Value::Tid(block, offset) => {
             out.extend_from_slice(&block.to_le_bytes());
             out.extend_from_slice(&offset.to_le_bytes());
@@ -665,6 +666,10 @@ fn decode_value(bytes: Option<&[u8]>, ty: SqlType) -> Result<Value, RowError> {
         SqlType::Float8 => Value::Float8(f64::from_le_bytes(a(8)[..8].try_into().expect("8"))),
         SqlType::Numeric(_) => Value::Numeric(Numeric::from_bytes(b)?),
         SqlType::Oid => Value::Oid(u32::from_le_bytes(a(4)[..4].try_into().expect("4"))),
+        SqlType::Reg(kind) => Value::Reg(Box::new(crate::reg::RegValue::unnamed(
+            kind,
+            u32::from_le_bytes(a(4)[..4].try_into().expect("4")),
+        ))),
         SqlType::Tid => {
             let b = a(6);
             Value::Tid(

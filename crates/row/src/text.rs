@@ -235,6 +235,7 @@ impl Value {
             Value::JsonPath(p) => crate::jsonpath_text::path_text(p),
             Value::Enum(e) => e.label().name.clone(),
             Value::Oid(o) => o.to_string(),
+            Value::Reg(r) => r.name.clone(),
             Value::Tid(block, offset) => crate::tid::tid_text(*block, *offset),
             Value::Xid(x) | Value::Xid8(x) => x.to_string(),
             Value::Money(cents) => crate::money::money_text(*cents),
@@ -298,6 +299,11 @@ impl Value {
             // Its first character (PostgreSQL's `charin`: the first byte).
             SqlType::InternalChar => Value::Text(text.chars().take(1).collect()),
             SqlType::Oid => Value::Oid(crate::oid::parse(text)?),
+            // A number only: a name is the SQL layer's to look up.
+            SqlType::Reg(kind) => Value::Reg(Box::new(crate::reg::RegValue::unnamed(
+                kind,
+                crate::oid::parse(text)?,
+            ))),
             SqlType::Tid => {
                 let (block, offset) = crate::tid::parse_tid(text)?;
                 Value::Tid(block, offset)

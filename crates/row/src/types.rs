@@ -6,6 +6,7 @@ use crate::enums::EnumType;
 use crate::geometry::GeoKind;
 use crate::interval_typmod::IntervalTypmod;
 use crate::range::RangeKind;
+use crate::reg::RegKind;
 
 /// A column's type.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -117,6 +118,9 @@ pub enum SqlType {
     TsVector,
     /// `tsquery` (`tsquery.rs`).
     TsQuery,
+    /// An OID alias type (`regclass`, `regtype`, ...: `reg.rs`); its
+    /// values are `Value::Reg`.
+    Reg(RegKind),
 }
 
 /// Most distinct element types with a modifier that arrays keep
@@ -229,6 +233,7 @@ impl SqlType {
             SqlType::Geo(kind) => kind.oid(),
             SqlType::TsVector => 3614,
             SqlType::TsQuery => 3615,
+            SqlType::Reg(kind) => kind.oid(),
             SqlType::Range(kind) => kind.oid(),
             SqlType::Multirange(kind) => kind.multirange_oid(),
             SqlType::Array(element) => match element {
@@ -273,6 +278,7 @@ impl SqlType {
                 SqlType::Range(kind) => kind.array_oid(),
                 SqlType::Multirange(kind) => kind.multirange_array_oid(),
                 SqlType::Record => 2287,
+                SqlType::Reg(kind) => kind.array_oid(),
                 _ => 1009,
             },
         }
@@ -418,6 +424,9 @@ impl SqlType {
                 if let Some(kind) = GeoKind::from_oid(other) {
                     return Some(SqlType::Geo(kind));
                 }
+                if let Some(kind) = RegKind::of_oid(other) {
+                    return Some(SqlType::Reg(kind));
+                }
                 let array = ELEMENTS
                     .iter()
                     .filter_map(|e| e.array_of())
@@ -506,6 +515,7 @@ impl SqlType {
             SqlType::Geo(kind) => kind.name().into(),
             SqlType::TsVector => "tsvector".into(),
             SqlType::TsQuery => "tsquery".into(),
+            SqlType::Reg(kind) => kind.name().into(),
         }
     }
 
@@ -569,7 +579,9 @@ impl SqlType {
     pub(crate) fn fixed_width(self) -> Option<usize> {
         match self {
             SqlType::Int2 => Some(2),
-            SqlType::Int4 | SqlType::Float4 | SqlType::Date | SqlType::Oid => Some(4),
+            SqlType::Int4 | SqlType::Float4 | SqlType::Date | SqlType::Oid | SqlType::Reg(_) => {
+                Some(4)
+            }
             SqlType::Int8
             | SqlType::Float8
             | SqlType::Timestamp(_)

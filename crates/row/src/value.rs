@@ -91,6 +91,8 @@ pub enum Value {
     TsVector(Box<TsVector>),
     /// A `tsquery` (`tsquery.rs`).
     TsQuery(Box<TsQuery>),
+    /// A value of an OID alias type: its oid and name (`reg.rs`).
+    Reg(Box<crate::reg::RegValue>),
 }
 
 // A value stays four words: larger kinds are boxed.
@@ -128,6 +130,7 @@ impl Value {
             Value::Jsonb(_) => "jsonb",
             Value::Enum(v) => &v.ty.name,
             Value::Oid(_) => "oid",
+            Value::Reg(r) => r.kind.name(),
             Value::Tid(..) => "tid",
             Value::Xid(_) => "xid",
             Value::PgLsn(_) => "pg_lsn",
@@ -163,6 +166,7 @@ impl Value {
         // An oid from any integer, and to `integer` and `bigint`
         // (PostgreSQL's implicit and assignment casts: `oid.rs`).
         match (&self, ty) {
+            (Value::Reg(r), SqlType::Oid) => return Ok(Value::Oid(r.oid)),
             (Value::Oid(o), SqlType::Int4) => return Ok(Value::Int4(crate::oid::to_int4(*o))),
             (Value::Oid(o), SqlType::Int8) => return Ok(Value::Int8(i64::from(*o))),
             (_, SqlType::Oid) => {
@@ -326,6 +330,7 @@ impl Value {
             (Value::Snapshot(s), SqlType::PgSnapshot) => !s.legacy,
             (Value::Snapshot(s), SqlType::TxidSnapshot) => s.legacy,
             (Value::Multirange(m), SqlType::Multirange(kind)) => m.kind == kind,
+            (Value::Reg(r), SqlType::Reg(kind)) => r.kind == kind,
             _ => false,
         }
     }
@@ -358,6 +363,7 @@ impl Value {
             (Value::Int4(a), Value::Int4(b)) => a.cmp(b),
             (Value::Int8(a), Value::Int8(b)) => a.cmp(b),
             (Value::Oid(a), Value::Oid(b)) => a.cmp(b),
+            (Value::Reg(a), Value::Reg(b)) => a.oid.cmp(&b.oid),
             (Value::Tid(a, x), Value::Tid(b, y)) => (a, x).cmp(&(b, y)),
             (Value::Xid(a), Value::Xid(b)) => a.cmp(b),
             (Value::PgLsn(a), Value::PgLsn(b)) => a.cmp(b),

@@ -8,28 +8,21 @@
 //! `pg_relation_is_publishable`, `pg_function_is_visible` and
 //! `pg_operator_is_visible` (true), `pg_get_function_arguments` and
 //! `pg_get_function_result` (of `pg_proc`'s fixed rows,
-//! `system_proc.rs`), `quote_ident`, and the casts to and from the `reg*`
-//! types. Most read only their arguments: folio has
+//! `system_proc.rs`), `quote_ident`, and the casts to the OID alias
+//! types and `to_regclass` and kin (`reg_types.rs`). Most read only their arguments: folio has
 //! one role (`postgres`, oid 10), one encoding (UTF8), its fixed types and
 //! two schemas, both on the search path, so every relation is visible.
-//! `pg_get_indexdef`, `pg_get_constraintdef`, `to_regclass`,
-//! `pg_table_size`/`pg_relation_size` and the `regclass` casts read the
+//! `pg_get_indexdef`, `pg_get_constraintdef`, the `reg*` casts,
+//! `pg_table_size`/`pg_relation_size` read the
 //! catalog through the execution's [`Lookups`], `pg_tablespace_size` the
 //! database's files; `pg_size_pretty` formats a size (a bigint or a
 //! numeric) as PostgreSQL's.
-//!
-//! folio has no `reg*` types: `x::regclass` (likewise `regtype`,
-//! `regnamespace`, `regrole`) of a number is the object's name as text,
-//! and of text is the object's oid (a bigint), so both `'t'::regclass` in
-//! a condition on an oid column and `c.oid::regclass` in a select list
-//! read as in PostgreSQL; a name cast to one and then to text
-//! (`'t'::regclass::text`) is looked up both ways, the name again.
 
 use crate::error::SqlError;
 use crate::functions::int_arg as number;
 use crate::lookups::Lookups;
 use crate::lookups::SizeOf;
-use folio_row::{SqlType, Value};
+use folio_row::{RegKind, SqlType, Value};
 
 /// The superuser's oid (PostgreSQL's `BOOTSTRAP_SUPERUSERID`).
 pub const SUPERUSER_OID: i64 = 10;
@@ -75,7 +68,9 @@ pub enum CatalogFunc {
     RelationIsUpdatable,
     /// `pg_column_is_updatable(oid, attnum, include_triggers)`.
     ColumnIsUpdatable,
-    ToRegclass,
+    /// `to_regclass(text)` and kin: the object's value of the OID alias
+    /// type, NULL for none (`reg_types::to_reg`).
+    ToReg(RegKind),
     /// `pg_table_size`, `pg_relation_size`, `pg_indexes_size`,
     /// `pg_total_relation_size` (`Lookups::size`).
     Size(crate::lookups::SizeOf),
@@ -89,10 +84,9 @@ pub enum CatalogFunc {
     FunctionResult,
     /// `quote_ident(text)`: the name as SQL must write it.
     QuoteIdent,
-    /// A cast to a `reg*` type: `In` from text to the oid, `Out` from the
-    /// oid to the name.
-    RegIn(Reg),
-    RegOut(Reg),
+    /// A cast to an OID alias type (`x::regclass`, `regclass(x)`), of a
+    /// name or an oid (`reg_types::value_of`).
+    Reg(RegKind),
     /// `current_schema()` (also written bare): the first schema of the
     /// session's search path (`schemas.rs`), NULL for none.
     CurrentSchema,
@@ -118,64 +112,8 @@ pub enum CatalogFunc {
     CharToEncoding,
 }
 
-/// The `reg*` types.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Reg {
-    Class,
-    Type,
-    Namespace,
-    Role,
-    /// `regproc`: a function by its name alone (`system_proc.rs`).
-    Proc,
-    /// `regprocedure`: a function by its name and argument types.
-    Procedure,
-    /// `regoperator`: an operator by its name and operand types
-    /// (`system_operator.rs`).
-    Operator,
-}
-
-impl Reg {
-    /// The type's name.
-    pub fn name(self) -> &'static str {
-        match self {
-            Reg::Class => "regclass",
-            Reg::Type => "regtype",
-            Reg::Namespace => "regnamespace",
-            Reg::Role => "regrole",
-            Reg::Proc => "regproc",
-            Reg::Procedure => "regprocedure",
-            Reg::Operator => "regoperator",
-        }
-    }
-
-    /// The `reg*` type a name denotes (`regclass` or `pg_catalog.regclass`).
-    pub fn of(ty: &sqlparser::ast::DataType) -> Option<Reg> {
-        if matches!(ty, sqlparser::ast::DataType::Regclass) {
-            return Some(Reg::Class);
-        }
-        let sqlparser::ast::DataType::Custom(name, m) = ty else {
-            return None;
-        };
-        if !m.is_empty() {
-            return None;
-        }
-        let name = crate::names::function(name);
-        [
-            Reg::Class,
-            Reg::Type,
-            Reg::Namespace,
-            Reg::Role,
-            Reg::Proc,
-            Reg::Procedure,
-            Reg::Operator,
-        ]
-        .into_iter()
-        .find(|r| r.name() == name)
-    }
-}
-
 /// The catalog functions called by name.
-const NAMES: [(&str, CatalogFunc); 52] = [
+const NAMES: [(&str, CatalogFunc); 60] = [
     ("pg_get_userbyid", CatalogFunc::GetUserById),
     ("has_table_privilege", CatalogFunc::HasTablePrivilege),
     ("pg_has_role", CatalogFunc::HasRole),
@@ -228,7 +166,15 @@ const NAMES: [(&str, CatalogFunc); 52] = [
     ("pg_get_viewdef", CatalogFunc::ViewDef),
     ("pg_relation_is_updatable", CatalogFunc::RelationIsUpdatable),
     ("pg_column_is_updatable", CatalogFunc::ColumnIsUpdatable),
-    ("to_regclass", CatalogFunc::ToRegclass),
+    ("to_regclass", CatalogFunc::ToReg(RegKind::Class)),
+    ("to_regtype", CatalogFunc::ToReg(RegKind::Type)),
+    ("to_regproc", CatalogFunc::ToReg(RegKind::Proc)),
+    ("to_regprocedure", CatalogFunc::ToReg(RegKind::Procedure)),
+    ("to_regoper", CatalogFunc::ToReg(RegKind::Oper)),
+    ("to_regoperator", CatalogFunc::ToReg(RegKind::Operator)),
+    ("to_regnamespace", CatalogFunc::ToReg(RegKind::Namespace)),
+    ("to_regrole", CatalogFunc::ToReg(RegKind::Role)),
+    ("to_regcollation", CatalogFunc::ToReg(RegKind::Collation)),
     ("pg_table_size", CatalogFunc::Size(SizeOf::Table)),
     ("pg_relation_size", CatalogFunc::Size(SizeOf::Fork)),
     ("pg_indexes_size", CatalogFunc::Size(SizeOf::Indexes)),
@@ -260,7 +206,7 @@ impl CatalogFunc {
             | CatalogFunc::TypeIsVisible
             | CatalogFunc::EncodingToChar
             | CatalogFunc::RelationIsPublishable
-            | CatalogFunc::ToRegclass
+            | CatalogFunc::ToReg(_)
             | CatalogFunc::SizePretty
             | CatalogFunc::DatabaseSize
             | CatalogFunc::FunctionArguments
@@ -268,8 +214,7 @@ impl CatalogFunc {
             | CatalogFunc::QuoteIdent
             | CatalogFunc::PartitionKeyDef
             | CatalogFunc::PartitionConstraintDef
-            | CatalogFunc::RegIn(_)
-            | CatalogFunc::RegOut(_)
+            | CatalogFunc::Reg(_)
             | CatalogFunc::TablespaceLocation
             | CatalogFunc::TablespaceSize
             | CatalogFunc::FunctionDef
@@ -316,14 +261,13 @@ impl CatalogFunc {
                 | CatalogFunc::ColumnIsUpdatable
                 | CatalogFunc::TriggerDef
                 | CatalogFunc::TableIsVisible
-                | CatalogFunc::ToRegclass
+                | CatalogFunc::ToReg(_)
+                | CatalogFunc::Reg(_)
                 | CatalogFunc::Size(_)
                 | CatalogFunc::DatabaseSize
                 | CatalogFunc::TablespaceSize
                 | CatalogFunc::Description
                 | CatalogFunc::ColumnDescription
-                | CatalogFunc::RegIn(Reg::Class | Reg::Namespace)
-                | CatalogFunc::RegOut(Reg::Class | Reg::Namespace)
                 | CatalogFunc::CurrentSchema
                 | CatalogFunc::CurrentSchemas
                 | CatalogFunc::HasTablePrivilege
@@ -342,8 +286,7 @@ impl CatalogFunc {
             | CatalogFunc::ColumnIsUpdatable
             | CatalogFunc::RelationIsPublishable => SqlType::Bool,
             CatalogFunc::RelationIsUpdatable | CatalogFunc::CharToEncoding => SqlType::Int4,
-            // (PostgreSQL's `regclass` and its kind are oids.)
-            CatalogFunc::ToRegclass | CatalogFunc::RegIn(_) => SqlType::Oid,
+            CatalogFunc::ToReg(kind) | CatalogFunc::Reg(kind) => SqlType::Reg(kind),
             CatalogFunc::Size(_) | CatalogFunc::DatabaseSize | CatalogFunc::TablespaceSize => {
                 SqlType::Int8
             }
@@ -356,6 +299,7 @@ impl CatalogFunc {
     /// [`strict`](CatalogFunc::is_strict)), with
     /// the execution's lookups for those that read the catalog.
     pub fn eval(self, args: &[Value], lookups: Option<&Lookups>) -> Result<Value, SqlError> {
+        let found = lookups;
         let lookups = || {
             lookups.ok_or_else(|| {
                 SqlError::new(
@@ -620,66 +564,8 @@ impl CatalogFunc {
                     .and_then(|(oid, form)| lookups.view_definition(oid, form))
                     .map_or(Value::Null, Value::Text)
             }
-            CatalogFunc::ToRegclass => lookups()?
-                .relation_oid(&text(&args[0]))
-                .map_or(Value::Null, oid_value),
-            CatalogFunc::RegOut(reg) => {
-                let oid = number(&args[0])?;
-                Value::Text(match reg {
-                    Reg::Class => lookups()?.relation_name(oid),
-                    Reg::Type => match type_name(oid, -1) {
-                        unknown if unknown == "???" => oid.to_string(),
-                        name => name,
-                    },
-                    Reg::Namespace => match oid {
-                        11 => "pg_catalog".into(),
-                        2200 => "public".into(),
-                        other if other > crate::system::TEMP_NAMESPACE_BASE => {
-                            format!("pg_temp_{}", other - crate::system::TEMP_NAMESPACE_BASE)
-                        }
-                        other => (lookups().ok().and_then(|l| l.schema_name(other)))
-                            .map_or_else(|| other.to_string(), str::to_string),
-                    },
-                    Reg::Role => match role_name(oid) {
-                        unknown if unknown.starts_with("unknown") => oid.to_string(),
-                        name => name,
-                    },
-                    Reg::Proc => crate::system_proc::regproc_name(oid),
-                    Reg::Procedure => crate::system_proc::regprocedure_name(oid),
-                    Reg::Operator => crate::system_operator::regoperator_name(oid),
-                })
-            }
-            CatalogFunc::RegIn(reg) => {
-                let name = text(&args[0]);
-                let missing = |what: &str, code: &'static str| {
-                    SqlError::new(code, format!("{what} \"{name}\" does not exist"))
-                };
-                if name.trim().parse::<i64>().is_ok() {
-                    return Ok(Value::Oid(folio_row::oid::parse(&name)?));
-                }
-                oid_value(match reg {
-                    Reg::Class => lookups()?
-                        .relation_oid(&name)
-                        .ok_or_else(|| missing("relation", "42P01"))?,
-                    Reg::Type => type_oid(&name).ok_or_else(|| missing("type", "42704"))?,
-                    Reg::Namespace => match name.as_str() {
-                        "pg_catalog" => 11,
-                        "public" => 2200,
-                        other => (lookups().ok().and_then(|l| l.schema_oid(other)))
-                            .ok_or_else(|| missing("schema", "3F000"))?,
-                    },
-                    Reg::Role => match crate::roles::scoped_roles()?
-                        .into_iter()
-                        .find(|r| r.name == name)
-                    {
-                        Some(role) => i64::from(role.oid),
-                        None => return Err(missing("role", "42704")),
-                    },
-                    Reg::Proc => crate::system_proc::regproc_oid(&name)?,
-                    Reg::Procedure => crate::system_proc::regprocedure_oid(&name)?,
-                    Reg::Operator => crate::system_operator::regoperator_oid(&name)?,
-                })
-            }
+            CatalogFunc::ToReg(kind) => crate::reg_types::to_reg(kind, &text(&args[0]), found)?,
+            CatalogFunc::Reg(kind) => crate::reg_types::value_of(kind, &args[0], found)?,
         })
     }
 }
@@ -688,9 +574,9 @@ impl CatalogFunc {
 /// for none), a number is the oid.
 pub fn regclass_arg(arg: &Value, lookups: &Lookups) -> Result<i64, SqlError> {
     match arg {
-        Value::Text(_) => {
-            number(&CatalogFunc::RegIn(Reg::Class).eval(std::slice::from_ref(arg), Some(lookups))?)
-        }
+        Value::Text(_) => number(
+            &CatalogFunc::Reg(RegKind::Class).eval(std::slice::from_ref(arg), Some(lookups))?,
+        ),
         other => number(other),
     }
 }
@@ -876,23 +762,27 @@ mod tests {
             .eval(&[Value::Int4(6)], None)
             .unwrap();
         assert_eq!(enc, Value::Text("UTF8".into()));
-        let out = |reg, v| CatalogFunc::RegOut(reg).eval(&[v], None).unwrap();
+        let reg = |kind, v| match CatalogFunc::Reg(kind).eval(&[v], None) {
+            Ok(Value::Reg(r)) => Ok((r.oid, r.name)),
+            Ok(other) => panic!("{other:?}"),
+            Err(e) => Err(e.code),
+        };
         assert_eq!(
-            out(Reg::Type, Value::Oid(23)),
-            Value::Text("integer".into())
+            reg(RegKind::Type, Value::Oid(23)),
+            Ok((23, "integer".into()))
         );
         assert_eq!(
-            out(Reg::Namespace, Value::Int8(2200)),
-            Value::Text("public".into())
+            reg(RegKind::Namespace, Value::Int8(2200)),
+            Ok((2200, "public".into()))
         );
-        let into = |reg, t: &str| CatalogFunc::RegIn(reg).eval(&[Value::Text(t.into())], None);
-        assert_eq!(into(Reg::Type, "int4").unwrap(), Value::Oid(23));
+        let text = |t: &str| Value::Text(t.into());
         assert_eq!(
-            into(Reg::Type, "character varying").unwrap(),
-            Value::Oid(1043)
+            reg(RegKind::Type, text("character varying")),
+            Ok((1043, "character varying".into()))
         );
-        assert_eq!(into(Reg::Type, "nope").unwrap_err().code, "42704");
-        assert_eq!(into(Reg::Class, "t").unwrap_err().code, "XX000");
+        assert_eq!(reg(RegKind::Type, text("nope")), Err("42704"));
+        // (No relation is known without the catalog's lookups.)
+        assert_eq!(reg(RegKind::Class, text("t")), Err("42P01"));
         assert_eq!(size_pretty(8192), "8192 bytes");
         assert_eq!(size_pretty(10 * 1024), "10 kB");
         assert_eq!(size_pretty(1_310_720_000), "1250 MB");

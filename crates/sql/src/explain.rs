@@ -1401,9 +1401,9 @@ pub(crate) fn deparse(s: &Scalar, columns: &[String], types: &[SqlType]) -> Stri
                 _ => format!("{}({})", f.name().unwrap_or("?"), a.join(", ")),
             }
         }
-        Scalar::Func(Func::Catalog(CatalogFunc::RegIn(reg) | CatalogFunc::RegOut(reg)), args) => {
+        Scalar::Func(Func::Catalog(CatalogFunc::Reg(kind)), args) => {
             let a: Vec<String> = args.iter().map(d).collect();
-            format!("({})::{}", a.join(", "), reg.name())
+            format!("({})::{}", a.join(", "), kind.name())
         }
         Scalar::Func(Func::Geo(f), args) if f.symbol().is_some() => match args.as_slice() {
             [a] => format!("({} {})", f.name, d(a)),

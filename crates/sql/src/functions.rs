@@ -1832,6 +1832,7 @@ pub(crate) fn int_arg(v: &Value) -> Result<i64, SqlError> {
         Value::Int4(x) => Ok((*x).into()),
         Value::Int8(x) => Ok(*x),
         Value::Oid(x) => Ok((*x).into()),
+        Value::Reg(r) => Ok(r.oid.into()),
         Value::Text(t) => t.trim().parse().map_err(|_| {
             SqlError::new(
                 "22P02",

@@ -160,6 +160,7 @@ mod recursive;
 mod recursive_form;
 mod recursive_view;
 mod references_syntax;
+mod reg_types;
 mod regex_functions;
 mod regex_match;
 mod regression;

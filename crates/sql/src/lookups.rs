@@ -11,7 +11,7 @@
 //! `pg_constraint` oid is its index's (PostgreSQL gives it one of its
 //! own); CHECK and FOREIGN KEY constraints have their own oids.
 
-use crate::catalog_functions::{CatalogFunc, Reg};
+use crate::catalog_functions::CatalogFunc;
 use crate::error::SqlError;
 use crate::names;
 use crate::system::{SystemRelation, index_definition};
@@ -83,6 +83,8 @@ pub fn needed<V: Visit>(node: &V) -> bool {
                 Expr::Function(f) => {
                     let name = names::function(&f.name);
                     CatalogFunc::of(&name).is_some_and(CatalogFunc::looks_up)
+                        // `regclass('t')`: a cast (`type_calls.rs`).
+                        || folio_row::RegKind::of_name(&name).is_some()
                         || PARTITION_FUNCTIONS.contains(&name.as_str())
                         || crate::sequences::finds_at_run_time(f)
                 }
@@ -92,9 +94,7 @@ pub fn needed<V: Visit>(node: &V) -> bool {
                     id.quote_style.is_none() && id.value.eq_ignore_ascii_case("current_schema")
                 }
                 // `x::regclass` (a text or a number: both look it up).
-                Expr::Cast { data_type, .. } => {
-                    matches!(Reg::of(data_type), Some(Reg::Class | Reg::Namespace))
-                }
+                Expr::Cast { data_type, .. } => crate::reg_types::kind_of(data_type).is_some(),
                 _ => false,
             };
             if found {

@@ -2094,7 +2094,7 @@ pub(crate) fn column_name(expr: &Expr) -> String {
             expr, data_type, ..
         } => match column_name(expr) {
             name if name != UNNAMED && !named_by_type(expr) => name,
-            _ => match crate::catalog_functions::Reg::of(data_type) {
+            _ => match crate::reg_types::kind_of(data_type) {
                 Some(reg) => reg.name().into(),
                 // A domain names it, not its base type.
                 None if let Some(d) = crate::domains::of_type(data_type) => d.name.clone(),

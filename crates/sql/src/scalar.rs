@@ -5,7 +5,7 @@
 //! promotion of integers, numerics and floats) and of boolean logic.
 
 use crate::array_functions::{self, ArrayFunc, CatOf};
-use crate::catalog_functions::{CatalogFunc, Reg};
+use crate::catalog_functions::CatalogFunc;
 use crate::error::SqlError;
 use crate::expr;
 use crate::functions::{self, Func, StrFunc};
@@ -843,14 +843,10 @@ fn bind_node(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, S
             data_type,
             format: None,
             ..
-        } if Reg::of(data_type).is_some() => {
-            let reg = Reg::of(data_type).expect("matched above");
+        } if let Some(kind) = crate::reg_types::kind_of(data_type) => {
+            // (Of a name or an oid: `reg_types.rs` reads either.)
             let value = bind(expr, columns)?;
-            let func = match value.ty_in(columns) {
-                SqlType::Text | SqlType::Varchar(_) | SqlType::Char(_) => CatalogFunc::RegIn(reg),
-                _ => CatalogFunc::RegOut(reg),
-            };
-            Scalar::Func(Func::Catalog(func), vec![value])
+            Scalar::Func(Func::Catalog(CatalogFunc::Reg(kind)), vec![value])
         }
         Expr::Cast {
             expr,
@@ -859,19 +855,6 @@ fn bind_node(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, S
             ..
         } => {
             let ty = types::column_type(data_type)?;
-            // `'t'::regclass::text`: the name again, as PostgreSQL prints a
-            // `reg*` value (folio reads a name cast to one as its oid).
-            if let Expr::Cast {
-                data_type: inner, ..
-            } = expr.as_ref()
-                && let Some(reg) = Reg::of(inner)
-                && matches!(ty, SqlType::Text | SqlType::Varchar(_))
-                && let oid @ Scalar::Func(Func::Catalog(CatalogFunc::RegIn(_)), _) =
-                    bind(expr, columns)?
-            {
-                let name = Scalar::Func(Func::Catalog(CatalogFunc::RegOut(reg)), vec![oid]);
-                return Ok(Scalar::Cast(Box::new(name), ty));
-            }
             // `ARRAY[]::type[]`: an empty array takes its type from the cast.
             if let Expr::Array(a) = expr.as_ref()
                 && a.elem.is_empty()
@@ -2498,6 +2481,7 @@ pub fn value_type(value: &Value) -> SqlType {
         Value::Geo(g) => SqlType::Geo(g.kind()),
         Value::TsVector(_) => SqlType::TsVector,
         Value::TsQuery(_) => SqlType::TsQuery,
+        Value::Reg(r) => SqlType::Reg(r.kind),
     }
 }
 
@@ -2617,6 +2601,20 @@ fn compare_across(a: &Value, b: &Value) -> Result<Option<Ordering>, SqlError> {
     // An oid meets an integer as an oid (PostgreSQL's implicit casts to
     // oid: `-1` is 4294967295, a bigint past 32 bits is 22003).
     match (a, b) {
+        // A quoted literal meets an OID alias type's value as its name
+        // (PostgreSQL reads the literal as a name to look up; the name
+        // the value prints as is what that finds).
+        (Value::Reg(r), Value::Text(t)) => return Ok(Some(r.name.as_str().cmp(t.as_str()))),
+        (Value::Text(t), Value::Reg(r)) => return Ok(Some(t.as_str().cmp(r.name.as_str()))),
+        // An OID alias type's value meets an oid or an integer as its oid
+        // (PostgreSQL's implicit cast to oid).
+        (Value::Reg(r), other) | (other, Value::Reg(r)) if !matches!(other, Value::Reg(_)) => {
+            let oid = Value::Oid(r.oid);
+            return match a {
+                Value::Reg(_) => compare(&oid, b),
+                _ => compare(a, &oid),
+            };
+        }
         (Value::Oid(_), Value::Int2(_) | Value::Int4(_) | Value::Int8(_)) => {
             return compare(a, &b.clone().fit(SqlType::Oid)?);
         }

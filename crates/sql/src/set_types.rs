@@ -269,7 +269,8 @@ fn category(ty: SqlType) -> Category {
         | SqlType::TsVector
         | SqlType::TsQuery
         | SqlType::Range(_)
-        | SqlType::Multirange(_) => Category::Other,
+        | SqlType::Multirange(_)
+        | SqlType::Reg(_) => Category::Other,
     }
 }
 

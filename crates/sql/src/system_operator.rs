@@ -423,6 +423,18 @@ pub fn rows() -> Vec<Vec<Value>> {
         .collect()
 }
 
+/// `oid::regoper`: the name of the operator of oid `oid`, if one has it.
+pub fn operator_name(oid: i64) -> Option<&'static str> {
+    OPERATORS.iter().find(|o| o.0 == oid).map(|o| o.1)
+}
+
+/// `'name'::regoper`: the oids of the operators called `name`.
+pub fn operators_named(name: &str) -> Vec<i64> {
+    (OPERATORS.iter().filter(|o| o.1 == name))
+        .map(|o| o.0)
+        .collect()
+}
+
 /// `oid::regoperator`: `name(left,right)`, each operand type as
 /// `format_type(t, NULL)` names it and a prefix operator's missing left
 /// one `NONE` (`-(NONE,bigint)`); the number for an oid that is no

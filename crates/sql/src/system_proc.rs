@@ -677,12 +677,9 @@ pub fn regprocedure_oid(text: &str) -> Result<i64, crate::error::SqlError> {
     }
     let missing =
         || crate::error::SqlError::new("42883", format!("function \"{text}\" does not exist"));
-    let (name, rest) = text.split_once('(').ok_or_else(|| {
-        crate::error::SqlError::new(
-            "22P02",
-            format!("invalid input syntax for type regprocedure: \"{text}\""),
-        )
-    })?;
+    let (name, rest) = text
+        .split_once('(')
+        .ok_or_else(|| crate::error::SqlError::new("22P02", "expected a left parenthesis"))?;
     let inner = rest.trim_end().strip_suffix(')').ok_or_else(missing)?;
     let mut types = Vec::new();
     for t in inner.split(',').map(str::trim).filter(|t| !t.is_empty()) {

@@ -524,7 +524,7 @@ impl FunctionScan {
     fn own_types(&self) -> Vec<SqlType> {
         match self.func {
             TableFunc::Series(ty) | TableFunc::Unnest(ty) => vec![ty],
-            TableFunc::PartitionAncestors => vec![SqlType::Int8],
+            TableFunc::PartitionAncestors => vec![SqlType::Reg(folio_row::RegKind::Class)],
             TableFunc::PartitionTree
             | TableFunc::OptionsToTable
             | TableFunc::TsUnnest
@@ -813,8 +813,14 @@ impl FunctionScan {
                     return Ok(out);
                 };
                 let oid = crate::catalog_functions::regclass_arg(&args[0], lookups)?;
+                // (`regclass` values, as PostgreSQL's.)
                 for oid in lookups.partition_ancestors(oid) {
-                    push(Value::Int8(oid))?;
+                    let oid = u32::try_from(oid).unwrap_or(0);
+                    push(crate::reg_types::reg_value(
+                        folio_row::RegKind::Class,
+                        oid,
+                        Some(lookups),
+                    ))?;
                 }
             }
             TableFunc::Json(_)

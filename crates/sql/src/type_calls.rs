@@ -20,7 +20,7 @@ use sqlparser::ast::{
 };
 
 /// The built-in types a one-argument call may be a cast to.
-const CAST_NAMES: [&str; 21] = [
+const CAST_NAMES: [&str; 32] = [
     "int2",
     "int4",
     "int8",
@@ -42,6 +42,17 @@ const CAST_NAMES: [&str; 21] = [
     "cidr",
     "macaddr",
     "macaddr8",
+    "regclass",
+    "regtype",
+    "regproc",
+    "regprocedure",
+    "regoper",
+    "regoperator",
+    "regnamespace",
+    "regrole",
+    "regconfig",
+    "regdictionary",
+    "regcollation",
 ];
 
 /// The expression a call of `name` (a function name no function has)

@@ -149,7 +149,9 @@ fn bit_length(name: &str, length: Option<u64>) -> Result<Option<u32>, SqlError> 
 /// format), one-dimensional as folio's array values are.
 pub fn storable(ty: SqlType) -> Result<SqlType, SqlError> {
     match ty {
-        SqlType::Array(SqlType::Enum(_)) => Err(SqlError::unsupported(format!(
+        // (A value of an OID alias type is named when it is made: a
+        // stored one would not be.)
+        SqlType::Array(SqlType::Enum(_)) | SqlType::Reg(_) => Err(SqlError::unsupported(format!(
             "a column of type {}",
             ty.name()
         ))),
@@ -174,6 +176,9 @@ fn named_type(name: &ast::ObjectName) -> Result<SqlType, SqlError> {
         "pg_lsn" => SqlType::PgLsn,
         "money" => SqlType::Money,
         "xid8" => SqlType::Xid8,
+        reg if folio_row::RegKind::of_name(reg).is_some() => {
+            SqlType::Reg(folio_row::RegKind::of_name(reg).expect("matched"))
+        }
         "pg_snapshot" => SqlType::PgSnapshot,
         "txid_snapshot" => SqlType::TxidSnapshot,
         "inet" => SqlType::Inet,
@@ -470,6 +475,7 @@ pub fn typname(ty: SqlType) -> std::borrow::Cow<'static, str> {
         SqlType::VarBit(_) => "varbit",
         SqlType::TsVector => "tsvector",
         SqlType::TsQuery => "tsquery",
+        SqlType::Reg(kind) => kind.name(),
     })
 }
 
@@ -636,6 +642,16 @@ pub fn cast(value: Value, ty: SqlType) -> Result<Value, SqlError> {
     let value = match (value, ty) {
         (Value::Null, _) => return Ok(Value::Null),
         (v @ Value::Text(_), _) => return coerce(v, ty),
+        // An OID alias type's value: its oid to `oid` and the integers
+        // but `smallint`, its name to text (below); to its own type only
+        // by `reg_types::value_of`, which names it.
+        (Value::Reg(r), SqlType::Oid | SqlType::Int4 | SqlType::Int8) => Value::Oid(r.oid),
+        (v @ Value::Reg(_), _)
+            if !matches!(ty, SqlType::Text | SqlType::Varchar(_) | SqlType::Char(_)) =>
+        {
+            return Err(no_cast(&v, ty));
+        }
+        (v, SqlType::Reg(_)) => return Err(no_cast(&v, ty)),
         // The network types' casts (`network_functions.rs`).
         (v @ (Value::Inet(_) | Value::Cidr(_) | Value::MacAddr(_) | Value::MacAddr8(_)), _) => {
             return crate::network_functions::cast(v, ty);
@@ -1057,6 +1073,7 @@ pub fn binary_output(value: &Value, type_oid: u32) -> Result<Option<Vec<u8>>, Sq
         Value::Int2(x) => x.to_be_bytes().to_vec(),
         Value::Int4(x) | Value::Date(x) => x.to_be_bytes().to_vec(),
         Value::Oid(x) => x.to_be_bytes().to_vec(),
+        Value::Reg(r) => r.oid.to_be_bytes().to_vec(),
         // PostgreSQL's `tidsend`: block, then offset.
         Value::Tid(block, offset) => [&block.to_be_bytes()[..], &offset.to_be_bytes()].concat(),
         // PostgreSQL's `xidsend` is 4 bytes: folio's 64-bit id is cut.
@@ -1314,6 +1331,10 @@ pub fn binary_input(bytes: &[u8], ty: SqlType) -> Result<Value, SqlError> {
         SqlType::Int2 => Value::Int2(i16::from_be_bytes(fixed(2)?.try_into().expect("2"))),
         SqlType::Int4 => Value::Int4(i32::from_be_bytes(fixed(4)?.try_into().expect("4"))),
         SqlType::Oid => Value::Oid(u32::from_be_bytes(fixed(4)?.try_into().expect("4"))),
+        SqlType::Reg(kind) => Value::Reg(Box::new(folio_row::RegValue::unnamed(
+            kind,
+            u32::from_be_bytes(fixed(4)?.try_into().expect("4")),
+        ))),
         SqlType::Tid => {
             let b = fixed(6)?;
             Value::Tid(

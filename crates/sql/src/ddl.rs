@@ -118,13 +118,7 @@ pub fn create_table(
                 } => keys.push(
                     &name,
                     is_primary,
-                    KeyConstraint {
-                        name: option.name.as_ref().map(names::ident),
-                        columns: vec![column_name.clone()],
-                        include: Vec::new(),
-                        using_index: None,
-                        deferrable: deferrable(characteristics.as_ref())?,
-                    },
+                    KeyConstraint::of_column(option, &column_name, characteristics.as_ref())?,
                 )?,
                 ref other => {
                     return Err(SqlError::unsupported(format!("the column option {other}")));
@@ -1733,13 +1727,7 @@ fn add_column(
                 ref characteristics,
             } => keys.push((
                 is_primary,
-                KeyConstraint {
-                    name: option.name.as_ref().map(names::ident),
-                    columns: vec![column_name.clone()],
-                    include: Vec::new(),
-                    using_index: None,
-                    deferrable: deferrable(characteristics.as_ref())?,
-                },
+                KeyConstraint::of_column(option, &column_name, characteristics.as_ref())?,
             )),
             ref other => {
                 return Err(SqlError::unsupported(format!(
@@ -2034,6 +2022,21 @@ struct KeyConstraint {
 }
 
 impl KeyConstraint {
+    /// A column's own `PRIMARY KEY` / `UNIQUE` (`option`) on `column`.
+    fn of_column(
+        option: &sqlparser::ast::ColumnOptionDef,
+        column: &str,
+        characteristics: Option<&ConstraintCharacteristics>,
+    ) -> Result<KeyConstraint, SqlError> {
+        Ok(KeyConstraint {
+            name: option.name.as_ref().map(names::ident),
+            columns: vec![column.to_string()],
+            include: Vec::new(),
+            using_index: None,
+            deferrable: deferrable(characteristics)?,
+        })
+    }
+
     /// Adds it to `table` as its primary key or a UNIQUE constraint: its
     /// unique index, after (for a primary key) its columns become NOT
     /// NULL, as PostgreSQL's do, so a NULL fails before the index is

@@ -89,16 +89,9 @@ fn top_level_into(tokens: &[TokenWithSpan]) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sqlparser::dialect::PostgreSqlDialect;
-    use sqlparser::tokenizer::Tokenizer;
 
     fn rewritten(sql: &str) -> String {
-        let mut tokens: Vec<_> = Tokenizer::new(&PostgreSqlDialect {}, sql)
-            .tokenize_with_location()
-            .unwrap()
-            .into_iter()
-            .filter(|t| !matches!(t.token, Token::Whitespace(_)))
-            .collect();
+        let mut tokens = crate::parse::plain_tokens(sql).unwrap();
         rewrite(&mut tokens);
         let words: Vec<String> = tokens.iter().map(|t| t.token.to_string()).collect();
         words.join(" ")
@@ -128,12 +121,7 @@ mod tests {
             "select * from t",
             "with w as (select 1) insert into t select * from w",
         ] {
-            let mut tokens: Vec<_> = Tokenizer::new(&PostgreSqlDialect {}, sql)
-                .tokenize_with_location()
-                .unwrap()
-                .into_iter()
-                .filter(|t| !matches!(t.token, Token::Whitespace(_)))
-                .collect();
+            let mut tokens = crate::parse::plain_tokens(sql).unwrap();
             let before = tokens.clone();
             rewrite(&mut tokens);
             assert_eq!(tokens, before, "{sql}");

@@ -14,15 +14,15 @@ use folio_catalog::{ConstraintKind, TableDef};
 use folio_db::Transaction;
 use sqlparser::ast::{AlterTableOperation, ColumnOption, Ident, ObjectName};
 
-fn bare(name: &str) -> &str {
+pub(super) fn bare(name: &str) -> &str {
     folio_catalog::unqualified(name)
 }
 
-fn invalid(message: String) -> SqlError {
+pub(super) fn invalid(message: String) -> SqlError {
     SqlError::new("42P16", message)
 }
 
-fn table_def(cx: &Ctx<'_>, txn: &Transaction, name: &str) -> Result<TableDef, SqlError> {
+pub(super) fn table_def(cx: &Ctx<'_>, txn: &Transaction, name: &str) -> Result<TableDef, SqlError> {
     cx.db
         .catalog()
         .table(txn, name)?

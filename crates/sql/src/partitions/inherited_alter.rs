@@ -23,27 +23,13 @@
 //! relation whose key it is named); ONLY p with partitions may not rename
 //! (`inherited column "a" must be renamed in child tables too`).
 
+use super::columns::{bare, invalid, table_def};
 use crate::context::Ctx;
 use crate::error::SqlError;
 use crate::names;
 use folio_catalog::{ConstraintKind, TableDef};
 use folio_db::Transaction;
 use sqlparser::ast::{AlterColumnOperation, AlterTableOperation, Ident, TableConstraint};
-
-fn bare(name: &str) -> &str {
-    folio_catalog::unqualified(name)
-}
-
-fn invalid(message: String) -> SqlError {
-    SqlError::new("42P16", message)
-}
-
-fn table_def(cx: &Ctx<'_>, txn: &Transaction, name: &str) -> Result<TableDef, SqlError> {
-    cx.db
-        .catalog()
-        .table(txn, name)?
-        .ok_or_else(|| SqlError::undefined_table(bare(name)))
-}
 
 /// CHECK constraint `name` of `def`.
 fn check_named<'d>(def: &'d TableDef, name: &str) -> Option<&'d folio_catalog::ConstraintDef> {

@@ -69,8 +69,10 @@ impl Cluster {
             );
             return None;
         }
+        // (Prepared transactions enabled as folio's slt runner enables
+        // them: `two_phase_commit.slt`.)
         let options = format!(
-            "-p {port} -c listen_addresses=127.0.0.1 -k {}",
+            "-p {port} -c listen_addresses=127.0.0.1 -c max_prepared_transactions=10 -k {}",
             dir.path().display()
         );
         let log = dir.path().join("log");

@@ -33,6 +33,10 @@ pub enum BufferError {
     /// An earlier sync failed; the pool refuses every further write (DESIGN §5).
     #[error("buffer pool poisoned by an earlier failed sync; no further writes")]
     Poisoned,
+    /// The pool was sealed for a stop ([`crate::BufferPool::seal`]): its
+    /// pages are being written out and may change no more.
+    #[error("the database is shutting down: no further changes")]
+    Sealed,
     /// `create` was given a file that already has contents.
     #[error("cannot create a database in a non-empty file ({len_bytes} bytes)")]
     FileNotEmpty { len_bytes: u64 },

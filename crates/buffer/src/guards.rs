@@ -194,6 +194,10 @@ impl<'a> OptimisticGuard<'a> {
     /// evictor in between means `Restart`.
     pub fn upgrade(self) -> Result<ExclusiveGuard<'a>, Restart> {
         let pool = self.pool;
+        // A sealed pool takes no exclusive latch (`BufferPool::seal`).
+        if pool.sealed.load(std::sync::atomic::Ordering::Relaxed) {
+            return Err(Restart);
+        }
         let word = pool.state_word(self.page_id.0);
         let mut backoff = crate::latch::Backoff::default();
         loop {

@@ -169,6 +169,9 @@ impl BufferPool {
         page_id: PageId,
         fill: Fill,
     ) -> Result<ExclusiveGuard<'_>, BufferError> {
+        if self.sealed.load(std::sync::atomic::Ordering::Relaxed) {
+            return Err(BufferError::Sealed);
+        }
         let word = self.state(page_id)?;
         let mut backoff = Backoff::default();
         let mut faulted = false;

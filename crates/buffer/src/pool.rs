@@ -117,6 +117,8 @@ pub struct BufferPool {
     pub(crate) extender_running: AtomicBool,
     /// Set when a sync failed: no further writes (DESIGN §5).
     pub(crate) poisoned: AtomicBool,
+    /// Set by [`BufferPool::seal`]: no further exclusive latches.
+    pub(crate) sealed: AtomicBool,
     pub(crate) wal: RwLock<Option<Arc<dyn WalFlusher>>>,
     /// Logs allocation-state changes (`meta_log.rs`); `None` = unlogged.
     pub(crate) meta_logger: RwLock<Option<Arc<dyn MetaLogger>>>,
@@ -241,6 +243,7 @@ impl BufferPool {
             last_checksum_failure: AtomicU64::new(0),
             huge_pages,
             poisoned: AtomicBool::new(false),
+            sealed: AtomicBool::new(false),
             wal: RwLock::new(None),
             meta_logger: RwLock::new(None),
             counters: CounterRegistry::new(),
@@ -296,6 +299,16 @@ impl BufferPool {
     /// from durable WAL, which the next open replays again.
     pub fn abandon(&self) {
         self.poisoned.store(true, Relaxed);
+    }
+
+    /// Refuses every exclusive latch from now on (`Sealed`), so a
+    /// [`BufferPool::flush_all`] after it writes a final image of every
+    /// page: a change that holds its latches already completes, one that
+    /// has yet to take them fails before it changes anything. For a pool
+    /// no WAL covers (folio-db's unlogged relations), whose file is only
+    /// whole as written at a stop.
+    pub fn seal(&self) {
+        self.sealed.store(true, Relaxed);
     }
 
     /// Whether a failed sync has poisoned the pool (no further writes).

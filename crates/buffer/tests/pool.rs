@@ -695,3 +695,30 @@ fn a_failed_cleaner_write_loses_nothing() {
         assert_eq!(read_counter(&pool, id).unwrap(), counter, "{id:?}");
     }
 }
+
+#[test]
+fn a_sealed_pool_refuses_changes_and_still_writes_out() {
+    // Proves `seal`: after it, exclusive latches, upgrades and allocations
+    // are refused (`Sealed`) while reads go on, and `flush_all` writes
+    // every change made before it, which a reopen reads back.
+    let file = MemFile::new();
+    let pool = create(&file, 8, true);
+    let mut ids = Vec::new();
+    for counter in 0..12 {
+        let mut page = pool.allocate().unwrap();
+        let id = page.page_id();
+        fill_pattern(&mut page, id.0, counter);
+        ids.push(id);
+    }
+    pool.seal();
+    assert!(matches!(pool.exclusive(ids[0]), Err(BufferError::Sealed)));
+    assert!(matches!(pool.allocate(), Err(BufferError::Sealed)));
+    assert!(pool.optimistic(ids[1]).unwrap().upgrade().is_err());
+    assert_eq!(read_counter(&pool, ids[2]).unwrap(), 2);
+    pool.flush_all().unwrap();
+    drop(pool);
+    let pool = BufferPool::open(file.clone(), config(8, true)).unwrap();
+    for (counter, &id) in ids.iter().enumerate() {
+        assert_eq!(read_counter(&pool, id).unwrap(), counter as u64);
+    }
+}

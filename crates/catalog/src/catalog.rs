@@ -34,9 +34,10 @@ use crate::error::CatalogError;
 use crate::index_exprs::{IndexEvaluator, IndexExprs};
 use crate::layout::Layout;
 use crate::per_table::PerTable;
+use crate::persistence::Persistence;
 use crate::statistics::StatsSlot;
 use crate::toast::{TOAST_OID, Toast};
-use folio_btree::{KeyForm, MultiTree, Tree};
+use folio_btree::{MultiTree, Tree};
 use folio_buffer::BufferPool;
 use folio_heap::{HeapError, Index, Table, Tid, VacuumStats, Write};
 use folio_txn::{LockMode, Transaction, TxnManager};
@@ -149,6 +150,8 @@ pub const CATALOG_TREE_NAMES: [&str; 12] = [
 pub struct Catalog {
     pub(crate) pool: Arc<BufferPool>,
     pub(crate) wal: Arc<Wal>,
+    /// The pool of unlogged relations (`persistence.rs`).
+    pub(crate) unlogged_pool: Arc<BufferPool>,
     /// `folio.class`, its writes noted (`class_writes.rs`).
     pub(crate) classes: ClassTable,
     pub(crate) class_names: Index,
@@ -233,7 +236,14 @@ pub(crate) fn check_name(name: &str) -> Result<(), CatalogError> {
 }
 
 impl Catalog {
-    pub fn open(pool: Arc<BufferPool>, wal: Arc<Wal>, trees: CatalogTrees) -> Catalog {
+    /// The catalog over `trees` in `pool`, logging to `wal`; unlogged
+    /// relations live in `unlogged_pool` (`persistence.rs`).
+    pub fn open(
+        pool: Arc<BufferPool>,
+        wal: Arc<Wal>,
+        unlogged_pool: Arc<BufferPool>,
+        trees: CatalogTrees,
+    ) -> Catalog {
         let oids = Arc::new(Oids {
             tree: trees.oids.clone(),
             lock: Mutex::new(()),
@@ -282,6 +292,7 @@ impl Catalog {
             temp_namespaces: Mutex::default(),
             pool,
             wal,
+            unlogged_pool,
         }
     }
 
@@ -335,7 +346,18 @@ impl Catalog {
         name: &str,
         columns: &[ColumnDef],
     ) -> Result<TableDef, CatalogError> {
-        self.create_heap_relation(txn, name, columns, None)
+        self.create_heap_relation(txn, name, columns, None, Persistence::Permanent)
+    }
+
+    /// `CREATE [UNLOGGED] TABLE name (columns)` (`persistence.rs`).
+    pub fn create_table_with(
+        &self,
+        txn: &mut Transaction,
+        name: &str,
+        columns: &[ColumnDef],
+        persistence: Persistence,
+    ) -> Result<TableDef, CatalogError> {
+        self.create_heap_relation(txn, name, columns, None, persistence)
     }
 
     /// A relation with a heap: a table, or with `matview` a materialized
@@ -347,6 +369,7 @@ impl Catalog {
         name: &str,
         columns: &[ColumnDef],
         matview: Option<crate::defs::Matview>,
+        persistence: Persistence,
     ) -> Result<TableDef, CatalogError> {
         // Pages of relations dropped earlier come back first, so this
         // table's allocations can reuse them.
@@ -363,10 +386,10 @@ impl Catalog {
         }
         let (enums, domains, composites) = self.lock_types_of(txn, columns)?;
         let oid = self.next_oid()?;
-        let pages = Tree::create_logged(self.pool.clone(), Some(self.wal.clone()))?;
+        let root = self.create_pages(persistence)?;
         let class = match &matview {
-            None => ClassRow::new(oid, name, KIND_TABLE, pages.root()),
-            Some(m) => crate::matviews::class_row(oid, name, pages.root(), m),
+            None => ClassRow::new(oid, name, KIND_TABLE, root),
+            Some(m) => crate::matviews::class_row(oid, name, root, m),
         };
         self.in_savepoint(txn, |txn| {
             // Its pages come back if this rolls back (`reclaim.rs`).
@@ -379,7 +402,7 @@ impl Catalog {
             name: name.to_string(),
             columns: columns.to_vec(),
             layout: Layout::dense(columns.len()),
-            root: pages.root(),
+            root,
             indexes: Vec::new(),
             constraints: Vec::new(),
             referenced_by: Vec::new(),
@@ -631,17 +654,14 @@ impl Catalog {
             }
         }
         let oid = self.next_oid()?;
-        // folio-row's keys are prefix-free: stored as they are.
-        let tree = MultiTree::create_with(
-            self.pool.clone(),
-            Some(self.wal.clone()),
-            KeyForm::PrefixFree,
-        )?;
+        // folio-row's keys are prefix-free: stored as they are. An index
+        // has its table's persistence.
+        let (_, root) = self.create_index_tree(Persistence::of(table.root))?;
         let class = ClassRow {
             oid,
             name: index_name.to_string(),
             kind: KIND_INDEX,
-            root: tree.root(),
+            root,
             table_oid: table.oid,
             unique,
             prefix_free: true,
@@ -677,7 +697,7 @@ impl Catalog {
             primary,
             constraint,
             clustered: false,
-            root: tree.root(),
+            root,
             exprs,
             deferrable,
         };
@@ -1441,8 +1461,9 @@ impl Catalog {
             table.set_fill_reserve(def.storage.fill_reserve());
             return Ok(table.clone());
         }
-        let pages = Tree::open_logged(self.pool.clone(), def.root, Some(self.wal.clone()))?;
-        let table = Arc::new(Table::open(self.pool.clone(), self.wal.clone(), pages));
+        let pages = self.open_pages(def.root)?;
+        let pool = self.pool_of(def.root).clone();
+        let table = Arc::new(Table::open_with(pool, self.wal_of(def.root), pages));
         table.set_fill_reserve(def.storage.fill_reserve());
         let saved = self.lock_saved_maps().remove(&def.root.0);
         if let Some(saved) = saved {
@@ -1493,13 +1514,7 @@ impl Catalog {
 
     /// An index's tree.
     pub fn open_index(&self, def: &IndexDef) -> Result<Index, CatalogError> {
-        let form = if def.prefix_free {
-            KeyForm::PrefixFree
-        } else {
-            KeyForm::Escaped
-        };
-        let tree = MultiTree::open_with(self.pool.clone(), def.root, Some(self.wal.clone()), form)?;
-        Ok(Index::open(&def.name, tree, def.unique))
+        Ok(Index::open(&def.name, self.index_tree(def)?, def.unique))
     }
 
     /// Every table and materialized view `txn` sees, by name.

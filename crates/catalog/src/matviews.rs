@@ -16,6 +16,7 @@
 use crate::catalog::{Catalog, check_name};
 use crate::defs::{ClassRow, ColumnDef, KIND_MATVIEW, Matview, TableDef};
 use crate::error::CatalogError;
+use crate::persistence::Persistence;
 use crate::views::ViewBody;
 use folio_page::PageId;
 use folio_txn::{LockMode, Transaction};
@@ -71,7 +72,7 @@ impl Catalog {
             depends_on: depends_on.to_vec(),
             populated,
         };
-        self.create_heap_relation(txn, name, columns, Some(matview))
+        self.create_heap_relation(txn, name, columns, Some(matview), Persistence::Permanent)
     }
 
     /// `REFRESH MATERIALIZED VIEW name [WITH [NO] DATA]`, the catalog's

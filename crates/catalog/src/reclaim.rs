@@ -26,7 +26,8 @@
 use crate::catalog::Catalog;
 use crate::defs::{KIND_INDEX, KIND_TABLE};
 use crate::error::CatalogError;
-use folio_btree::{Direction, Tree};
+use crate::persistence::Persistence;
+use folio_btree::Direction;
 use folio_heap::Table;
 use folio_page::{PageId, PageType, header_page_type};
 use folio_txn::{Csn, Outcome, Transaction, TxnManager, Xid};
@@ -288,7 +289,7 @@ impl Catalog {
                     }
                 }
             }
-            stats.pages_freed += self.free_listed(entry.oid)?;
+            stats.pages_freed += self.free_listed(&entry)?;
             self.dropped.delete(&entry.key())?;
             self.forget_table(entry.oid, entry.root);
             stats.relations_freed += 1;
@@ -321,13 +322,14 @@ impl Catalog {
     /// Step 3: a `'p'` key for every page of the relation, then state 1.
     /// Nothing is freed yet, so a crash here only repeats it.
     fn list_pages(&self, entry: &Dropped) -> Result<(), CatalogError> {
-        let tree = Tree::open_logged(self.pool.clone(), entry.root, Some(self.wal.clone()))?;
+        let tree = self.open_pages(entry.root)?;
         let note = |page: PageId| -> Result<(), CatalogError> {
             self.dropped.upsert(&page_key(entry.oid, page), &[])?;
             Ok(())
         };
         if entry.kind == KIND_TABLE {
-            let heap = Table::open(self.pool.clone(), self.wal.clone(), tree.clone());
+            let pool = self.pool_of(entry.root).clone();
+            let heap = Table::open_with(pool, self.wal_of(entry.root), tree.clone());
             for page in heap.page_ids()? {
                 note(page)?;
             }
@@ -350,7 +352,25 @@ impl Catalog {
 
     /// Step 4: each listed page's key deleted, then the page freed (a crash
     /// between the two leaks that one page, never frees it twice).
-    fn free_listed(&self, oid: u64) -> Result<u64, CatalogError> {
+    fn free_listed(&self, entry: &Dropped) -> Result<u64, CatalogError> {
+        let (oid, pool) = (entry.oid, self.pool_of(entry.root));
+        let pages = self.listed_pages(oid)?;
+        for page in &pages {
+            self.dropped.delete(&page_key(oid, *page))?;
+            let guard = pool.exclusive(*page)?;
+            if header_page_type(&guard) == Some(PageType::Free) {
+                return Err(corrupt(format!(
+                    "page {} of dropped relation {oid} is already free",
+                    page.0
+                )));
+            }
+            pool.free(guard)?;
+        }
+        Ok(pages.len() as u64)
+    }
+
+    /// The pages listed for relation `oid` (step 3), not freed yet.
+    fn listed_pages(&self, oid: u64) -> Result<Vec<PageId>, CatalogError> {
         let mut pages = Vec::new();
         let mut scan = self
             .dropped
@@ -362,18 +382,25 @@ impl Catalog {
                 .ok_or_else(|| corrupt(format!("a page key of {} bytes", key.len())))?;
             pages.push(PageId(u64::from_be_bytes(page)));
         }
-        drop(scan);
-        for page in &pages {
-            self.dropped.delete(&page_key(oid, *page))?;
-            let guard = self.pool.exclusive(*page)?;
-            if header_page_type(&guard) == Some(PageType::Free) {
-                return Err(corrupt(format!(
-                    "page {} of dropped relation {oid} is already free",
-                    page.0
-                )));
+        Ok(pages)
+    }
+
+    /// Forgets every record (and listed page) of storage in the unlogged
+    /// pool, created afresh after a crash: those pages are gone with the
+    /// old file (`persistence.rs`).
+    pub(crate) fn forget_unlogged_drops(&self) -> Result<(), CatalogError> {
+        let _guard = self
+            .storage_guard
+            .write()
+            .unwrap_or_else(|p| p.into_inner());
+        for entry in self.dropped_entries()? {
+            if Persistence::of(entry.root) == Persistence::Unlogged {
+                for page in self.listed_pages(entry.oid)? {
+                    self.dropped.delete(&page_key(entry.oid, page))?;
+                }
+                self.dropped.delete(&entry.key())?;
             }
-            self.pool.free(guard)?;
         }
-        Ok(pages.len() as u64)
+        Ok(())
     }
 }

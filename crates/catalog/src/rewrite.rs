@@ -18,8 +18,8 @@
 use crate::catalog::Catalog;
 use crate::defs::{ClassRow, IndexDef, KIND_INDEX, KIND_TABLE, TableDef};
 use crate::error::CatalogError;
+use crate::persistence::Persistence;
 use crate::toast::TOAST_OID;
-use folio_btree::{KeyForm, MultiTree, Tree};
 use folio_txn::{LockMode, Transaction};
 
 /// Which rows a table's new storage gets.
@@ -73,9 +73,9 @@ impl Catalog {
                     self.rows_in_order(txn, &table, position)?
                 }
             };
-            let pages = Tree::create_logged(self.pool.clone(), Some(self.wal.clone()))?;
+            let root = self.create_pages(Persistence::of(table.root))?;
             let renewed = TableDef {
-                root: pages.root(),
+                root,
                 ..table.clone()
             };
             // The storages' own number in `folio.dropped` (PostgreSQL's
@@ -219,20 +219,16 @@ impl Catalog {
         table: &TableDef,
         index: &IndexDef,
     ) -> Result<(), CatalogError> {
-        let tree = MultiTree::create_with(
-            self.pool.clone(),
-            Some(self.wal.clone()),
-            KeyForm::PrefixFree,
-        )?;
+        let (_, root) = self.create_index_tree(Persistence::of(index.root))?;
         let number = self.next_oid()?;
-        self.note_created(txn, number, KIND_INDEX, tree.root())?;
+        self.note_created(txn, number, KIND_INDEX, root)?;
         self.repoint(txn, &index.name, index.oid, |class| {
-            class.root = tree.root();
+            class.root = root;
             class.prefix_free = true;
         })?;
         self.note_storage_dropped(txn, number, KIND_INDEX, index.root)?;
         let renewed = IndexDef {
-            root: tree.root(),
+            root,
             prefix_free: true,
             ..index.clone()
         };
@@ -246,7 +242,7 @@ impl Catalog {
 
     /// Updates the `folio.class` row of relation `name` (oid `oid`, its
     /// table locked by the caller) by `change`.
-    fn repoint(
+    pub(crate) fn repoint(
         &self,
         txn: &mut Transaction,
         name: &str,

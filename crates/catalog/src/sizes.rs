@@ -7,7 +7,6 @@
 use crate::catalog::Catalog;
 use crate::defs::{IndexDef, TableDef};
 use crate::error::CatalogError;
-use folio_btree::Tree;
 
 impl Catalog {
     /// The heap pages of table `def`.
@@ -17,12 +16,12 @@ impl Catalog {
 
     /// The database's pages: its data file's (`pg_database_size`).
     pub fn database_pages(&self) -> Result<u64, CatalogError> {
-        Ok(self.pool.page_count()?)
+        Ok(self.pool.page_count()? + self.unlogged_pool.page_count()?)
     }
 
     /// The B+tree nodes of index `def`.
     pub fn index_pages(&self, def: &IndexDef) -> Result<u64, CatalogError> {
-        let tree = Tree::open_logged(self.pool.clone(), def.root, Some(self.wal.clone()))?;
+        let tree = self.open_pages(def.root)?;
         Ok(tree.pages(|_| Ok(()))?)
     }
 }

@@ -297,6 +297,9 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
     // The tables' all-visible bits and pages with room, for index-only
     // scans and inserts after a restart.
     db.save_maps();
+    // Unlogged tables are kept through a clean stop (not through a crash).
+    db.seal_unlogged()
+        .context("writing out the unlogged tables")?;
     eprintln!("folio: checkpoint done, stopped");
     std::process::exit(0);
 }

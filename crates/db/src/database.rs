@@ -26,6 +26,15 @@ pub const CSN_LOG_TREE: &str = "folio.csnlog";
 pub const DATA_FILE: &str = "data";
 /// The WAL's subdirectory of a database directory on a real filesystem.
 pub const WAL_DIR: &str = "wal";
+/// The file of unlogged relations' pages in the data directory (README
+/// "Unlogged relations"): no WAL covers it.
+pub const UNLOGGED_FILE: &str = "unlogged";
+/// Present only while [`UNLOGGED_FILE`] is whole: made by a clean close
+/// after the file is written and synced, removed (durably) by the open
+/// that finds it, before anything can write the file again. An open that
+/// does not find it creates the file afresh and empties every unlogged
+/// relation.
+pub const UNLOGGED_CLEAN: &str = "unlogged.clean";
 
 /// Where a database lives: the directory of the data and control files and
 /// the WAL's directory (they may be the same directory: file names do not
@@ -81,6 +90,11 @@ pub struct Database {
     txns: Arc<TxnManager>,
     catalog: Arc<Catalog>,
     pool: Arc<BufferPool>,
+    /// The pool of unlogged relations (`UNLOGGED_FILE`).
+    unlogged: Arc<BufferPool>,
+    /// Whether `unlogged` was created afresh by this open (its relations
+    /// must be emptied: [`Database::reset_unlogged`]).
+    unlogged_fresh: bool,
     wal: Arc<Wal>,
     storage: Storage,
     recovery: Option<RecoveryStats>,
@@ -233,7 +247,27 @@ impl Database {
         wal.set_redo_lsn(control.redo_lsn);
         let db = Database::assemble(storage, options, pool, wal, control, Some(stats))?;
         db.drop_leftover_temp_tables()?;
+        db.reset_unlogged()?;
         Ok(db)
+    }
+
+    /// After an open that found the unlogged file not whole (a crash, or a
+    /// stop without [`Database::close`]): gives every unlogged relation new
+    /// empty storage in the fresh file (folio-catalog `persistence.rs`),
+    /// as PostgreSQL resets unlogged relations at the end of recovery. A
+    /// transaction is written only when there are some.
+    fn reset_unlogged(&self) -> Result<(), DbError> {
+        if !self.unlogged_fresh {
+            return Ok(());
+        }
+        let mut txn = self.begin(Isolation::ReadCommitted, Durability::Sync)?;
+        match self.catalog.reset_unlogged(&mut txn)? {
+            0 => txn.rollback()?,
+            _ => {
+                txn.commit()?;
+            }
+        }
+        Ok(())
     }
 
     /// Drops the temporary tables a crash or a killed session left: no
@@ -281,7 +315,8 @@ impl Database {
             options.txn_config(),
         )?;
         txns.stats().watch_pool(pool.clone());
-        let catalog = Arc::new(open_catalog(&roots, &pool, &wal)?);
+        let (unlogged, unlogged_fresh) = open_unlogged(&storage, &options, pool.checksums())?;
+        let catalog = Arc::new(open_catalog(&roots, &pool, &wal, &unlogged)?);
         txns.set_system_relations(catalog.system_relation_ids());
         // After a crash replay, the end-of-recovery checkpoint runs in the
         // background (requested at once, as PostgreSQL's fast promotion
@@ -338,6 +373,8 @@ impl Database {
             txns,
             catalog,
             pool,
+            unlogged,
+            unlogged_fresh,
             wal,
             storage,
             recovery,
@@ -481,6 +518,26 @@ impl Database {
         self.checkpointer.checkpoint(CheckpointKind::Shutdown)?;
         self.wal.flush_all()?;
         self.save_maps();
+        self.seal_unlogged()
+    }
+
+    /// At a stop: seals the unlogged relations' pool (no change to them
+    /// from now on: folio-buffer `BufferPool::seal`), writes and syncs
+    /// every page of it, then marks the file whole ([`UNLOGGED_CLEAN`])
+    /// so the next open keeps it. [`Database::close`] calls it; a server
+    /// that stops with sessions still running calls it last, just before
+    /// it exits (a session that then tries to change an unlogged relation
+    /// waits for the exit or fails).
+    pub fn seal_unlogged(&self) -> Result<(), DbError> {
+        self.unlogged.seal();
+        self.unlogged.flush_all()?;
+        let data = &self.storage.data;
+        let marker = Path::new(UNLOGGED_CLEAN);
+        let file = (data.open(UNLOGGED_CLEAN, OpenOptions::CREATE))
+            .map_err(io_error("creating", marker))?;
+        file.sync().map_err(io_error("syncing", marker))?;
+        data.sync_dir()
+            .map_err(io_error("syncing the directory of", marker))?;
         Ok(())
     }
 
@@ -568,9 +625,8 @@ impl Database {
             ));
             out.push((format!("table {} (heap)", def.name), heap_report(table)));
             for index in &def.indexes {
-                let tree = MultiTree::open(self.pool.clone(), index.root)
-                    .and_then(|tree| tree.verify())
-                    .map_err(DbError::from);
+                let tree = (self.catalog.index_tree(index).map_err(DbError::from))
+                    .and_then(|tree| tree.verify().map_err(DbError::from));
                 out.push((format!("index {}", index.name), tree));
             }
             let agree = relation.check_indexes(&txn).map(|check| VerifyReport {
@@ -608,6 +664,11 @@ impl Database {
         &self.pool
     }
 
+    /// The pool of unlogged relations ([`UNLOGGED_FILE`]).
+    pub fn unlogged_pool(&self) -> &Arc<BufferPool> {
+        &self.unlogged
+    }
+
     pub fn wal(&self) -> &Arc<Wal> {
         &self.wal
     }
@@ -633,6 +694,7 @@ fn open_catalog(
     roots: &RootMap,
     pool: &Arc<BufferPool>,
     wal: &Arc<Wal>,
+    unlogged: &Arc<BufferPool>,
 ) -> Result<Catalog, DbError> {
     let unique = |name: &str| -> Result<folio_btree::Tree, DbError> {
         Ok(match roots.open_tree(name)? {
@@ -674,7 +736,52 @@ fn open_catalog(
         descriptions: unique(descriptions)?,
         description_relations: multi(description_relations)?,
     };
-    Ok(Catalog::open(pool.clone(), wal.clone(), trees))
+    Ok(Catalog::open(
+        pool.clone(),
+        wal.clone(),
+        unlogged.clone(),
+        trees,
+    ))
+}
+
+/// The pool of unlogged relations over [`UNLOGGED_FILE`]: the file as it
+/// is if [`UNLOGGED_CLEAN`] says it is whole (the mark removed durably
+/// first), else a new empty file (then `true`: its relations must be
+/// emptied). The pool has no WAL: nothing in it is logged.
+fn open_unlogged(
+    storage: &Storage,
+    options: &Options,
+    checksums: bool,
+) -> Result<(Arc<BufferPool>, bool), DbError> {
+    let data = &storage.data;
+    let (name, marker) = (Path::new(UNLOGGED_FILE), Path::new(UNLOGGED_CLEAN));
+    let exists =
+        |what: &str, path: &Path| (data.exists(what)).map_err(io_error("looking at", path));
+    let whole = exists(UNLOGGED_CLEAN, marker)? && exists(UNLOGGED_FILE, name)?;
+    let config = folio_buffer::PoolConfig {
+        checksums,
+        ..options.pool_config()
+    };
+    let pool = if whole {
+        let file =
+            (data.open(UNLOGGED_FILE, OpenOptions::EXISTING)).map_err(io_error("opening", name))?;
+        BufferPool::open(file, config)?
+    } else {
+        if exists(UNLOGGED_FILE, name)? {
+            data.remove(UNLOGGED_FILE)
+                .map_err(io_error("removing", name))?;
+        }
+        let file = (data.open(UNLOGGED_FILE, OpenOptions::CREATE_NEW))
+            .map_err(io_error("creating", name))?;
+        BufferPool::create(file, config)?
+    };
+    if exists(UNLOGGED_CLEAN, marker)? {
+        data.remove(UNLOGGED_CLEAN)
+            .map_err(io_error("removing", marker))?;
+    }
+    data.sync_dir()
+        .map_err(io_error("syncing the directory of", name))?;
+    Ok((pool, !whole))
 }
 
 /// The root-map name of table `name`'s page list.

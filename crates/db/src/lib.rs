@@ -22,13 +22,14 @@ mod options;
 
 pub use adapters::{PageAllocRedo, WalMetaLogger, WalPageFlusher};
 pub use database::{
-    CSN_LOG_TREE, DATA_FILE, Database, NamedCheck, Storage, WAL_DIR, redo_registry,
+    CSN_LOG_TREE, DATA_FILE, Database, NamedCheck, Storage, UNLOGGED_CLEAN, UNLOGGED_FILE, WAL_DIR,
+    redo_registry,
 };
 pub use error::DbError;
 pub use folio_catalog::{
     Catalog, CatalogError, ColumnDef, ConstraintDef, ConstraintKind, Deferrable, ForeignKeyRequest,
-    IndexDef, KeyOrder, LOG_AHEAD, RefAction, SequenceDef, SequenceOptions, SequenceRequest,
-    TableDef,
+    IndexDef, KeyOrder, LOG_AHEAD, Persistence, RefAction, Refill, SequenceDef, SequenceOptions,
+    SequenceRequest, TableDef,
 };
 pub use folio_heap::{Index, Table, Tid, Write};
 pub use folio_recovery::CONTROL_FILE;

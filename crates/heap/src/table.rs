@@ -142,7 +142,11 @@ impl Action<'_> {
 #[derive(Debug)]
 pub struct Table {
     pub(crate) pool: Arc<BufferPool>,
-    wal: Arc<Wal>,
+    /// Where its changes are logged; `None`: an unlogged table's heap
+    /// (PostgreSQL's `UNLOGGED`), whose pages live in a pool of their own
+    /// that a crash empties (folio-db README "Unlogged tables"): changes
+    /// are made without a record and pages keep LSN 0.
+    wal: Option<Arc<Wal>>,
     pages: Tree,
     /// Where inserts go.
     target: Mutex<Target>,
@@ -185,6 +189,12 @@ pub(crate) struct Change<'g, 'p> {
 impl Table {
     /// The table whose page list is `pages` (a logged tree).
     pub fn open(pool: Arc<BufferPool>, wal: Arc<Wal>, pages: Tree) -> Table {
+        Table::open_with(pool, Some(wal), pages)
+    }
+
+    /// The table whose page list is `pages`, logging its changes to `wal`
+    /// (`None`: an unlogged table; its page list is unlogged too).
+    pub fn open_with(pool: Arc<BufferPool>, wal: Option<Arc<Wal>>, pages: Tree) -> Table {
         Table {
             pool,
             wal,
@@ -995,7 +1005,14 @@ impl Table {
             })
             .collect();
         let old_lsns: Vec<Lsn> = changes.iter().map(|c| header_lsn(c.guard)).collect();
-        let end = self.wal.log_with_images(|rule| -> Result<Lsn, HeapError> {
+        let Some(wal) = &self.wal else {
+            for change in changes.iter_mut() {
+                self.vm.clear(change.guard.page_id());
+                change.guard.copy_from_slice(&change.after[..]);
+            }
+            return Ok(());
+        };
+        let end = wal.log_with_images(|rule| -> Result<Lsn, HeapError> {
             let mut record = rule.record(RmgrId::HEAP, rtype);
             for (i, change) in changes.iter().enumerate() {
                 let image = rule.needs_image(old_lsns[i]);
@@ -1036,10 +1053,14 @@ impl Table {
         let id = page.page_id();
         let corrupt = |reason: String| HeapError::corrupt(id, reason);
         records::applies_in_place(page, ops).map_err(corrupt)?;
+        let Some(wal) = &self.wal else {
+            self.vm.clear(id);
+            return apply(page, ops).map_err(corrupt);
+        };
         let mut data = Vec::new();
         ops.iter().for_each(|op| op.encode_into(&mut data));
         let old_lsn = header_lsn(page);
-        let end = self.wal.log_with_images(|rule| -> Result<Lsn, HeapError> {
+        let end = wal.log_with_images(|rule| -> Result<Lsn, HeapError> {
             let image = match rule.needs_image(old_lsn) {
                 true => {
                     let mut after = Box::new(**page);
@@ -1161,11 +1182,14 @@ impl Table {
             let id = page.page_id();
             let mut fresh = Box::new(*page);
             init_page(&mut fresh, PageType::Heap, hint::SPECIAL_SIZE);
-            let end = self.wal.log_with_images(|rule| -> Result<Lsn, HeapError> {
-                let mut record = rule.record(RmgrId::HEAP, INIT_PAGE);
-                record.register_page(id, Some(&fresh))?;
-                Ok(rule.insert(&record)?.end_lsn)
-            })?;
+            let end = match &self.wal {
+                Some(wal) => wal.log_with_images(|rule| -> Result<Lsn, HeapError> {
+                    let mut record = rule.record(RmgrId::HEAP, INIT_PAGE);
+                    record.register_page(id, Some(&fresh))?;
+                    Ok(rule.insert(&record)?.end_lsn)
+                })?,
+                None => Lsn(0),
+            };
             page.copy_from_slice(&fresh[..]);
             set_header_lsn(&mut page, end);
             id

@@ -165,7 +165,8 @@ pub fn create_table(
         )));
         return Ok(Output::command("CREATE TABLE"));
     }
-    let table = db.catalog().create_table(txn, &name, &columns)?;
+    let persistence = crate::unlogged::persistence(create);
+    let table = (db.catalog()).create_table_with(txn, &name, &columns, persistence)?;
     if !storage.is_empty() {
         db.catalog().set_storage_options(txn, &name, storage)?;
     }
@@ -306,7 +307,8 @@ fn create_table_as(
     for column in &columns {
         crate::system_columns::check_column_name(&column.name)?;
     }
-    cx.db.catalog().create_table(txn, name, &columns)?;
+    let persistence = crate::unlogged::persistence(create);
+    (cx.db.catalog()).create_table_with(txn, name, &columns, persistence)?;
     if !storage.is_empty() {
         cx.db.catalog().set_storage_options(txn, name, storage)?;
     }
@@ -700,10 +702,13 @@ impl Additions {
                 }
             };
             key.check_system_columns()?;
-            if !key.set_columns.is_empty()
-                && let Some(def) = catalog.table(txn, table)?
-            {
-                key.check_set_columns(&def)?;
+            if let Some(def) = catalog.table(txn, table)? {
+                if !key.set_columns.is_empty() {
+                    key.check_set_columns(&def)?;
+                }
+                if let Some(referenced) = catalog.table(txn, &key.table)? {
+                    crate::unlogged::check_reference(&def, &referenced)?;
+                }
             }
             let request = ForeignKeyRequest {
                 name: &name,

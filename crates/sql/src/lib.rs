@@ -247,6 +247,7 @@ mod ts_wire;
 mod tunables;
 mod type_calls;
 mod types;
+mod unlogged;
 mod updatable_views;
 mod user_aggregates;
 mod user_types;

@@ -384,6 +384,7 @@ pub fn statements(sql: &str) -> Result<Vec<Parsed>, SqlError> {
         crate::key_include_syntax::encode(&mut spanned);
         crate::table_command::expand(&mut spanned);
         crate::select_into::rewrite(&mut spanned);
+        let unlogged = crate::unlogged::take(&mut spanned);
         // `ABORT [WORK | TRANSACTION] [AND [NO] CHAIN]` is PostgreSQL's
         // other spelling of ROLLBACK (sqlparser reads no ABORT).
         if matches!(&spanned[0].token, Token::Word(w)
@@ -785,6 +786,10 @@ pub fn statements(sql: &str) -> Result<Vec<Parsed>, SqlError> {
             }
             _ => Parsed::Sql(Box::new(parse_one(spanned, &place)?)),
         };
+        let mut parsed = parsed;
+        if unlogged {
+            crate::unlogged::mark(&mut parsed)?;
+        }
         out.push(match likes.is_empty() {
             true => parsed,
             false => Parsed::CreateLike {

@@ -2214,6 +2214,9 @@ fn table_class_row(spaces: &Namespaces, table: &TableDef, tables: &[TableDef]) -
         row[26] = Value::Bool(true);
         row[30] = text(bound);
     }
+    if crate::unlogged::is_unlogged(table) {
+        row[15] = text("u");
+    }
     // reloptions: its storage options (`storage_options.rs`).
     if !table.storage.is_empty() {
         let options = (table.storage.0.iter()).map(|(n, v)| Value::Text(format!("{n}={v}")));
@@ -2240,6 +2243,9 @@ fn index_class_row(spaces: &Namespaces, index: &IndexDef, partitioned: bool) -> 
     });
     if partitioned {
         row[7] = oid(0);
+    }
+    if folio_catalog::Persistence::of(index.root) == folio_catalog::Persistence::Unlogged {
+        row[15] = text("u");
     }
     row
 }

@@ -744,55 +744,8 @@ pub fn resolve<'a>(
     let outer = outer.filter(|_| lone);
     let mut items = Vec::new();
     for (n, twj) in from.iter().enumerate() {
-        items.push((
-            &twj.relation,
-            Item {
-                join: (n > 0).then_some((JoinKind::Inner, None)),
-                using: Using::None,
-            },
-        ));
-        for join in &twj.joins {
-            let (kind, constraint) = match &join.join_operator {
-                JoinOperator::Join(c) | JoinOperator::Inner(c) => (JoinKind::Inner, c),
-                JoinOperator::Left(c) | JoinOperator::LeftOuter(c) => (JoinKind::Left, c),
-                JoinOperator::Right(c) | JoinOperator::RightOuter(c) => (JoinKind::Right, c),
-                JoinOperator::FullOuter(c) => (JoinKind::Full, c),
-                JoinOperator::CrossJoin(JoinConstraint::None) => {
-                    (JoinKind::Inner, &JoinConstraint::None)
-                }
-                other => {
-                    return Err(SqlError::unsupported(format!(
-                        "the join {} (joins are INNER/LEFT/RIGHT/FULL and CROSS)",
-                        join_name(other)
-                    )));
-                }
-            };
-            let cross = matches!(join.join_operator, JoinOperator::CrossJoin(_));
-            let (on, using) = match constraint {
-                JoinConstraint::On(e) => (Some(Cow::Borrowed(e)), Using::None),
-                JoinConstraint::None if cross => (None, Using::None),
-                JoinConstraint::None => {
-                    return Err(SqlError::syntax("a JOIN needs ON, USING or NATURAL"));
-                }
-                JoinConstraint::Using(columns) => (
-                    None,
-                    Using::Columns(
-                        columns
-                            .iter()
-                            .map(names::relation)
-                            .collect::<Result<_, _>>()?,
-                    ),
-                ),
-                JoinConstraint::Natural => (None, Using::Natural),
-            };
-            items.push((
-                &join.relation,
-                Item {
-                    join: Some((kind, on)),
-                    using,
-                },
-            ));
-        }
+        let join = (n > 0).then_some((JoinKind::Inner, None));
+        push_items(twj, join, &mut items)?;
     }
     let mut scope = Scope::default();
     let mut bases = Vec::with_capacity(items.len());
@@ -875,6 +828,74 @@ pub fn resolve<'a>(
         pushed,
         tid_of_last: false,
     })
+}
+
+/// The items of `twj` (`join`: how its first joins what comes before),
+/// in order. A parenthesized join without an alias that comes first in
+/// the FROM clause is taken apart into its own items: `(a JOIN b ON p)
+/// JOIN c ON q` is `a JOIN b ON p JOIN c ON q`. (After a comma it is not:
+/// its USING columns would be looked for in the items before it too.)
+fn push_items<'a>(
+    twj: &'a TableWithJoins,
+    join: Option<(JoinKind, Option<Cow<'a, Expr>>)>,
+    items: &mut Vec<(&'a TableFactor, Item<'a>)>,
+) -> Result<(), SqlError> {
+    match &twj.relation {
+        TableFactor::NestedJoin {
+            table_with_joins,
+            alias: None,
+        } if join.is_none() => push_items(table_with_joins, join, items)?,
+        relation => items.push((
+            relation,
+            Item {
+                join,
+                using: Using::None,
+            },
+        )),
+    }
+    for join in &twj.joins {
+        let (kind, constraint) = match &join.join_operator {
+            JoinOperator::Join(c) | JoinOperator::Inner(c) => (JoinKind::Inner, c),
+            JoinOperator::Left(c) | JoinOperator::LeftOuter(c) => (JoinKind::Left, c),
+            JoinOperator::Right(c) | JoinOperator::RightOuter(c) => (JoinKind::Right, c),
+            JoinOperator::FullOuter(c) => (JoinKind::Full, c),
+            JoinOperator::CrossJoin(JoinConstraint::None) => {
+                (JoinKind::Inner, &JoinConstraint::None)
+            }
+            other => {
+                return Err(SqlError::unsupported(format!(
+                    "the join {} (joins are INNER/LEFT/RIGHT/FULL and CROSS)",
+                    join_name(other)
+                )));
+            }
+        };
+        let cross = matches!(join.join_operator, JoinOperator::CrossJoin(_));
+        let (on, using) = match constraint {
+            JoinConstraint::On(e) => (Some(Cow::Borrowed(e)), Using::None),
+            JoinConstraint::None if cross => (None, Using::None),
+            JoinConstraint::None => {
+                return Err(SqlError::syntax("a JOIN needs ON, USING or NATURAL"));
+            }
+            JoinConstraint::Using(columns) => (
+                None,
+                Using::Columns(
+                    columns
+                        .iter()
+                        .map(names::relation)
+                        .collect::<Result<_, _>>()?,
+                ),
+            ),
+            JoinConstraint::Natural => (None, Using::Natural),
+        };
+        items.push((
+            &join.relation,
+            Item {
+                join: Some((kind, on)),
+                using,
+            },
+        ));
+    }
+    Ok(())
 }
 
 fn join_name(op: &JoinOperator) -> &'static str {
@@ -1346,6 +1367,30 @@ fn base(
         let derived = lateral_function(name, args, alias.as_ref(), false)?;
         return base(cx, txn, &derived, before, None, &mut Vec::new(), false);
     }
+    // `(a JOIN b ...) AS j`: the subquery `(SELECT * FROM a JOIN b ...)
+    // AS j`, whose columns are the join's and which hides the names
+    // inside it. (One without an alias is taken apart where it can be:
+    // `push_items`.)
+    if let TableFactor::NestedJoin {
+        table_with_joins,
+        alias: Some(alias),
+    } = factor
+    {
+        let mut subquery =
+            sqlparser::parser::Parser::new(&sqlparser::dialect::PostgreSqlDialect {})
+                .try_with_sql("SELECT * FROM t")
+                .and_then(|mut p| p.parse_query())
+                .map_err(|e| SqlError::new("XX000", e.to_string()))?;
+        if let sqlparser::ast::SetExpr::Select(s) = subquery.body.as_mut() {
+            s.from = vec![(**table_with_joins).clone()];
+        }
+        let derived = TableFactor::Derived {
+            lateral: false,
+            subquery,
+            alias: Some(alias.clone()),
+        };
+        return base(cx, txn, &derived, before, outer, pushed, system);
+    }
     if let TableFactor::Derived {
         lateral,
         subquery,
@@ -1553,7 +1598,8 @@ fn base(
                     domains: Vec::new(),
                     collations: Vec::new(),
                     row_type: None,
-                    qualifier: alias_name.clone().unwrap_or_else(|| table_name.clone()),
+                    qualifier: (alias_name.clone())
+                        .unwrap_or_else(|| folio_catalog::unqualified(&table_name).to_string()),
                     names: SEQUENCE_COLUMNS
                         .iter()
                         .map(|(n, _)| n.to_string())

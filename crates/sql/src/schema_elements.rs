@@ -96,6 +96,12 @@ pub fn order(schema: &str, elements: Vec<(Parsed, String)>) -> Result<Vec<Parsed
     let mut kinds = Vec::with_capacity(elements.len());
     for (element, written) in elements {
         let (kind, named) = classify(&element).ok_or_else(|| second_word(&written))?;
+        if is_temporary(&element) {
+            return Err(SqlError::new(
+                "42P16",
+                "cannot create temporary relation in non-temporary schema",
+            ));
+        }
         if let Some(name) = named
             && let [qualifier, _] = name.0.as_slice()
         {
@@ -144,6 +150,24 @@ fn classify(element: &Parsed) -> Option<(Kind, Option<&ObjectName>)> {
         Statement::Grant { .. } => (Kind::Grant, None),
         _ => return None,
     })
+}
+
+/// Whether an element creates a temporary relation (`CREATE TEMP VIEW`,
+/// ...): it would go into the new schema, which is not a temporary one.
+fn is_temporary(element: &Parsed) -> bool {
+    let statement = match element {
+        Parsed::Sql(statement) => statement,
+        Parsed::CreateLike { create, .. } => return is_temporary(create),
+        Parsed::CreatePartitioned { create, .. } => create,
+        _ => return false,
+    };
+    match &**statement {
+        Statement::CreateTable(create) => create.temporary,
+        Statement::CreateView { temporary, .. } | Statement::CreateSequence { temporary, .. } => {
+            *temporary
+        }
+        _ => false,
+    }
 }
 
 /// PostgreSQL's syntax error for an element of another kind: at its

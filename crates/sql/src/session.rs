@@ -3113,6 +3113,7 @@ pub(crate) fn run_with_params(
     if let Statement::Call(call) = statement {
         return crate::procedures::call(cx, txn, notices, call, params);
     }
+    let written = statement;
     let resolved = crate::temp_tables::resolve(cx, txn, statement)?;
     let statement = resolved.as_ref().unwrap_or(statement);
     if statement::plannable(statement) {
@@ -3303,7 +3304,9 @@ pub(crate) fn run_with_params(
         Statement::CreateView { name, .. } => {
             let name = crate::names::relation(name)?;
             let before = crate::privileges::oid_of(cx, txn, &name)?;
-            let made = crate::views::create(cx, txn, statement)?;
+            let qualified =
+                matches!(written, Statement::CreateView { name, .. } if name.0.len() > 1);
+            let (made, name) = crate::views::create(cx, txn, notices, statement, qualified)?;
             crate::privileges::own_new(cx, txn, &name, before)?;
             Ok(made)
         }

@@ -30,8 +30,8 @@ use crate::names;
 use crate::subquery_depth::{InSubqueries, Nested};
 use folio_db::Transaction;
 use sqlparser::ast::{
-    Expr, ObjectName, ObjectNamePart, Query, Select, SelectItem, SetExpr, TableFactor,
-    TableWithJoins, VisitMut, VisitorMut,
+    Expr, JoinConstraint, JoinOperator, ObjectName, ObjectNamePart, Query, Select, SelectItem,
+    SetExpr, TableAlias, TableAliasColumnDef, TableFactor, TableWithJoins, VisitMut, VisitorMut,
 };
 use std::ops::ControlFlow;
 
@@ -59,9 +59,20 @@ pub fn follow(
     renamed: Renamed<'_>,
 ) -> Result<(), SqlError> {
     let catalog = cx.db.catalog();
+    // (A column's relation's columns now, for the alias a join by name
+    // needs.)
+    let columns = match renamed {
+        Renamed::Relation { .. } => Vec::new(),
+        Renamed::Column { relation, .. } => match catalog.table(txn, relation)? {
+            Some(def) => def.columns.iter().map(|c| c.name.clone()).collect(),
+            None => (catalog.view(txn, relation)?)
+                .map(|v| v.def.columns.iter().map(|c| c.name.clone()).collect())
+                .unwrap_or_default(),
+        },
+    };
     for view in catalog.dependent_views(txn, oid)? {
         let mut query = crate::views::parse_query(&view)?;
-        rewrite(&mut query, renamed);
+        rewrite(&mut query, renamed, &columns);
         let text = crate::views::stored_text(&query);
         if text != view.query {
             catalog.set_view_query(txn, &view.name, &text)?;
@@ -70,14 +81,20 @@ pub fn follow(
     Ok(())
 }
 
-/// `query` with `renamed` followed.
-pub fn rewrite(query: &mut Query, renamed: Renamed<'_>) {
+/// `query` with `renamed` followed (`columns`: the renamed column's
+/// relation's columns now; empty: unknown).
+fn rewrite(query: &mut Query, renamed: Renamed<'_>, columns: &[String]) {
     match renamed {
         Renamed::Relation { old, new } => {
             let _ = query.visit(&mut RelationPass { old, new });
         }
         Renamed::Column { relation, old, new } => {
-            let _ = query.visit(&mut ColumnPass { relation, old, new });
+            let _ = query.visit(&mut ColumnPass {
+                relation,
+                old,
+                new,
+                columns,
+            });
         }
     }
 }
@@ -130,6 +147,45 @@ struct ColumnPass<'a> {
     relation: &'a str,
     old: &'a str,
     new: &'a str,
+    columns: &'a [String],
+}
+
+/// Whether a join of `from` matches columns by name with `old` among
+/// them (`USING (..., old, ...)`, or NATURAL).
+fn joins_by_name(from: &[TableWithJoins], old: &str) -> bool {
+    from.iter().any(|t| {
+        let nested = |f: &TableFactor| match f {
+            TableFactor::NestedJoin {
+                table_with_joins, ..
+            } => joins_by_name(std::slice::from_ref(table_with_joins), old),
+            _ => false,
+        };
+        nested(&t.relation)
+            || t.joins.iter().any(|j| {
+                nested(&j.relation)
+                    || match join_constraint(&j.join_operator) {
+                        Some(JoinConstraint::Natural) => true,
+                        Some(JoinConstraint::Using(names)) => names
+                            .iter()
+                            .any(|n| names::relation(n).is_ok_and(|n| n == old)),
+                        _ => false,
+                    }
+            })
+    })
+}
+
+/// A join's constraint.
+fn join_constraint(op: &JoinOperator) -> Option<&JoinConstraint> {
+    match op {
+        JoinOperator::Join(c)
+        | JoinOperator::Inner(c)
+        | JoinOperator::Left(c)
+        | JoinOperator::LeftOuter(c)
+        | JoinOperator::Right(c)
+        | JoinOperator::RightOuter(c)
+        | JoinOperator::FullOuter(c) => Some(c),
+        _ => None,
+    }
 }
 
 impl ColumnPass<'_> {
@@ -160,7 +216,60 @@ impl ColumnPass<'_> {
         None
     }
 
+    /// The relation's FROM items in `from` without column aliases given
+    /// the columns' names as before the rename (`t AS t(a, old, c)`):
+    /// what PostgreSQL prints when a join matches the column by name.
+    /// Whether there was one.
+    fn alias_in(&self, from: &mut [TableWithJoins]) -> bool {
+        let mut found = false;
+        for t in from {
+            let factors =
+                std::iter::once(&mut t.relation).chain(t.joins.iter_mut().map(|j| &mut j.relation));
+            for factor in factors {
+                match factor {
+                    TableFactor::Table { name, alias, .. }
+                        if names::relation(name).is_ok_and(|n| n == self.relation)
+                            && alias.as_ref().is_none_or(|a| a.columns.is_empty()) =>
+                    {
+                        let alias_name = match alias {
+                            Some(a) => a.name.clone(),
+                            None => names::written(folio_catalog::unqualified(self.relation)),
+                        };
+                        let columns = (self.columns.iter())
+                            .map(|c| match c == self.new {
+                                true => self.old,
+                                false => c.as_str(),
+                            })
+                            .map(|c| TableAliasColumnDef {
+                                name: names::written(c),
+                                data_type: None,
+                            })
+                            .collect();
+                        *alias = Some(TableAlias {
+                            name: alias_name,
+                            columns,
+                        });
+                        found = true;
+                    }
+                    TableFactor::NestedJoin {
+                        table_with_joins, ..
+                    } => found |= self.alias_in(std::slice::from_mut(table_with_joins)),
+                    _ => {}
+                }
+            }
+        }
+        found
+    }
+
     fn select(&self, select: &mut Select) {
+        // A join by the column's name keeps the name: the relation is
+        // given its columns' old names (references stay as written).
+        if !self.columns.is_empty()
+            && joins_by_name(&select.from, self.old)
+            && self.alias_in(&mut select.from)
+        {
+            return;
+        }
         let Some(qualifier) = self.qualifier_in(&select.from) else {
             return;
         };
@@ -254,7 +363,7 @@ mod tests {
 
     fn renamed(sql: &str, renamed: Renamed<'_>) -> String {
         let mut query = crate::views::parse_text("v", sql).unwrap();
-        rewrite(&mut query, renamed);
+        rewrite(&mut query, renamed, &[]);
         query.to_string()
     }
 
@@ -275,6 +384,25 @@ mod tests {
         assert_eq!(
             renamed("SELECT u.x FROM u JOIN t AS a ON a.x = u.x", column),
             "SELECT u.x FROM u JOIN t AS a ON a.y = u.x"
+        );
+    }
+
+    // Proves a column a join matches by name keeps its old name through
+    // an alias list on the relation's FROM item, references untouched.
+    #[test]
+    fn column_rename_under_using_aliases_the_relation() {
+        let column = Renamed::Column {
+            relation: "t",
+            old: "c",
+            new: "d",
+        };
+        let columns = ["a".to_string(), "b".to_string(), "d".to_string()];
+        let mut query =
+            crate::views::parse_text("v", "SELECT t.c FROM u JOIN t USING (b, c)").unwrap();
+        rewrite(&mut query, column, &columns);
+        assert_eq!(
+            query.to_string(),
+            "SELECT t.c FROM u JOIN t AS t (a, b, c) USING(b, c)"
         );
     }
 

@@ -30,12 +30,16 @@ pub struct Used {
     pub query: Statement,
 }
 
-/// `CREATE [OR REPLACE] VIEW name [(columns)] AS query`.
+/// `CREATE [OR REPLACE] VIEW name [(columns)] AS query` (`qualified`:
+/// whether its name was written with a schema, before the name was
+/// resolved). Returns the catalog name the view was made under.
 pub fn create(
     cx: &Ctx<'_>,
     txn: &mut Transaction,
+    notices: &mut Vec<Notice>,
     statement: &Statement,
-) -> Result<Output, SqlError> {
+    qualified: bool,
+) -> Result<(Output, String), SqlError> {
     let Statement::CreateView {
         or_alter,
         or_replace,
@@ -114,27 +118,13 @@ pub fn create(
             not_null: false,
         });
     }
-    // (PostgreSQL makes a view of a temporary table temporary; folio asks
-    // for TEMP.)
-    let temp_view = folio_catalog::split_temp_name(&name).is_some();
-    if let Some(temp) = (planned.relations().into_iter())
-        .filter(|_| !temp_view)
-        .find(|r| folio_catalog::split_temp_name(&r.def.name).is_some())
-    {
-        let (_, bare) = folio_catalog::split_temp_name(&temp.def.name).expect("found");
-        return Err(SqlError::unsupported(format!(
-            "a view of the temporary table \"{bare}\" not made TEMP"
-        )));
-    }
-    if let Some(temp) = (used.iter())
-        .filter(|_| !temp_view)
-        .find_map(|u| folio_catalog::split_temp_name(&u.view.def.name))
-    {
-        return Err(SqlError::unsupported(format!(
-            "a view of the temporary view \"{}\" not made TEMP",
-            temp.1
-        )));
-    }
+    let reads_temp = (planned.relations().iter())
+        .any(|r| folio_catalog::split_temp_name(&r.def.name).is_some())
+        || (used.iter()).any(|u| folio_catalog::split_temp_name(&u.view.def.name).is_some());
+    let name = match reads_temp && folio_catalog::split_temp_name(&name).is_none() {
+        true => made_temporary(cx, notices, &name, qualified)?,
+        false => name,
+    };
     let mut depends_on: Vec<u64> = planned.relations().iter().map(|r| r.def.oid).collect();
     depends_on.extend(used.iter().map(|u| u.view.def.oid));
     depends_on.sort_unstable();
@@ -160,7 +150,29 @@ pub fn create(
     if check_option != CheckOption::None {
         crate::updatable_views::check_option_allowed(cx, txn, &def)?;
     }
-    Ok(Output::command("CREATE VIEW"))
+    Ok((Output::command("CREATE VIEW"), name))
+}
+
+/// The name of a view not written TEMP that reads a temporary relation
+/// (`name` as resolved): PostgreSQL makes it temporary, with a NOTICE,
+/// unless its name was written with a schema (42P16).
+fn made_temporary(
+    cx: &Ctx<'_>,
+    notices: &mut Vec<Notice>,
+    name: &str,
+    qualified: bool,
+) -> Result<String, SqlError> {
+    let bare = folio_catalog::unqualified(name);
+    notices.push(Notice::info(format!(
+        "view \"{bare}\" will be a temporary view"
+    )));
+    let namespace = cx.temp.namespace().filter(|_| !qualified).ok_or_else(|| {
+        SqlError::new(
+            "42P16",
+            "cannot create temporary relation in non-temporary schema",
+        )
+    })?;
+    Ok(format!("{}.{bare}", folio_catalog::temp_schema(namespace)))
 }
 
 /// `query` with each `*` and `t.*` of its top-level select list written

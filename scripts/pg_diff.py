@@ -24,7 +24,8 @@ creates the geometric tables (point_tbl, line_tbl, lseg_tbl, box_tbl,
 path_tbl, polygon_tbl, circle_tbl) with the rows the regression files
 put in them (test_setup.sql, line.sql, ...), each that the file run
 names but does not create itself; one whose setup fails on folio alone is reported and
-the run goes on.
+the run goes on. Before them it runs test_setup.sql's `GRANT ALL ON
+SCHEMA public TO public`.
 
 Answers are compared as: column names and rows (rows as a multiset when
 the statement has no ORDER BY of its own, outside parentheses), the
@@ -256,6 +257,11 @@ def letters(k):
 
 def regress_tables():
     """Statements creating the shared regression tables' stand-ins."""
+    # test_setup.sql's first grant: every regression file runs with
+    # CREATE on schema public for all (PostgreSQL 15 grants it to the
+    # database owner alone), so files that create objects as other
+    # roles (privileges.sql) compare what they mean to.
+    yield "GRANT ALL ON SCHEMA public TO public"
     yield "CREATE TABLE int4_tbl (f1 int4)"
     yield "INSERT INTO int4_tbl VALUES (0), (123456), (-123456), (2147483647), (-2147483647)"
     yield "CREATE TABLE int8_tbl (q1 int8, q2 int8)"

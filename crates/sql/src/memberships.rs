@@ -66,12 +66,32 @@ fn decode(key: &[u8], value: &[u8]) -> Result<Membership, SqlError> {
     })
 }
 
-/// Every stored membership, by role then member.
+/// The memberships PostgreSQL 15's `initdb` makes: `pg_monitor` is a
+/// member of `pg_read_all_settings`, `pg_read_all_stats` and
+/// `pg_stat_scan_tables`, granted by `postgres`. Never stored: every
+/// read has them (a REVOKE of one changes nothing lasting).
+const BUILTIN: [Membership; 3] = [
+    builtin(3374, roles::MONITOR_OID),
+    builtin(3375, roles::MONITOR_OID),
+    builtin(3377, roles::MONITOR_OID),
+];
+
+const fn builtin(role: u32, member: u32) -> Membership {
+    Membership {
+        role,
+        member,
+        grantor: roles::SUPERUSER_OID,
+        admin: false,
+    }
+}
+
+/// Every membership: the built-in ones, then the stored ones by role
+/// then member.
 pub fn all(db: &Database) -> Result<Vec<Membership>, SqlError> {
+    let mut out = BUILTIN.to_vec();
     let Some(tree) = db.open_tree(roles::AUTHID_TREE)? else {
-        return Ok(Vec::new());
+        return Ok(out);
     };
-    let mut out = Vec::new();
     for entry in tree.scan_prefix(MEMBERSHIP_KEY, folio_btree::Direction::Forward) {
         let (k, v) = entry.map_err(btree)?;
         out.push(decode(&k, &v)?);
@@ -108,7 +128,9 @@ impl Graph {
 
     /// `member` and the roles it is a member of, directly or not, itself
     /// first; through a role only when `through` holds for it
-    /// (PostgreSQL's `roles_is_member_of`).
+    /// (PostgreSQL's `roles_is_member_of`). The database's owner
+    /// (`postgres`: folio's databases have no other) is a member of
+    /// `pg_database_owner` without a row, as PostgreSQL makes it.
     fn closure(&self, member: u32, through: impl Fn(u32) -> bool) -> Vec<u32> {
         let mut out = vec![member];
         let mut at = 0;
@@ -116,6 +138,9 @@ impl Graph {
             at += 1;
             if !through(next) {
                 continue;
+            }
+            if next == roles::SUPERUSER_OID && !out.contains(&roles::DATABASE_OWNER_OID) {
+                out.push(roles::DATABASE_OWNER_OID);
             }
             for row in self.rows.iter().filter(|r| r.member == next) {
                 if !out.contains(&row.role) {
@@ -171,6 +196,20 @@ impl Graph {
         grantor: u32,
         admin: bool,
     ) -> Result<bool, SqlError> {
+        // (PostgreSQL 15 gives these no SQLSTATE, so XX000: its
+        // membership is the database owner's alone.)
+        if role.oid == roles::DATABASE_OWNER_OID {
+            return Err(SqlError::new(
+                "XX000",
+                format!("role \"{}\" cannot have explicit members", role.name),
+            ));
+        }
+        if member.oid == roles::DATABASE_OWNER_OID {
+            return Err(SqlError::new(
+                "XX000",
+                format!("role \"{}\" cannot be a member of any role", member.name),
+            ));
+        }
         if self.is_member_of(role.oid, member.oid, false) {
             return Err(SqlError::new(
                 "0LP01",

@@ -141,6 +141,14 @@ impl Acl {
                 out.1 |= i.grantable;
             }
         }
+        // PostgreSQL's predefined roles' rights on every relation (no
+        // grant option).
+        if roles.contains(&roles::READ_ALL_DATA_OID) {
+            out.0 |= SELECT;
+        }
+        if roles.contains(&roles::WRITE_ALL_DATA_OID) {
+            out.0 |= INSERT | UPDATE | DELETE;
+        }
         out.1 &= out.0;
         out
     }

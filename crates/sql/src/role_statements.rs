@@ -358,7 +358,7 @@ pub fn drop(
             }
             return Err(roles::undefined(&name));
         };
-        if target.oid == roles::SUPERUSER_OID {
+        if target.is_builtin() {
             return Err(SqlError::new(
                 "2BP01",
                 format!("cannot drop role {name} because it is required by the database system"),

@@ -1,6 +1,8 @@
 //! Roles: their attributes and passwords (design: README "Roles and
 //! privileges"). `postgres`, the superuser `initdb` makes, always exists
-//! (oid 10, LOGIN SUPERUSER, attributes fixed); `CREATE ROLE` adds others.
+//! (oid 10, LOGIN SUPERUSER, attributes fixed), and so do PostgreSQL
+//! 15's predefined roles ([`PREDEFINED`]: NOLOGIN, fixed, stored
+//! nowhere); `CREATE ROLE` adds others.
 //!
 //! Everything lives in the database's logged tree `folio.authid`, changed
 //! outside transactions and made durable before the statement returns:
@@ -42,6 +44,35 @@ use sha2::{Digest, Sha256};
 pub const SUPERUSER: &str = "postgres";
 /// Its oid (PostgreSQL's `BOOTSTRAP_SUPERUSERID`).
 pub const SUPERUSER_OID: u32 = 10;
+/// PostgreSQL 15's predefined roles, with its oids, in its `pg_authid`
+/// order. Each is NOLOGIN INHERIT with no other attribute; what each
+/// grants is decided where the privilege is (`privileges.rs`: the
+/// `pg_read_all_data` / `pg_write_all_data` rights;
+/// `memberships.rs`: `pg_monitor`'s memberships and the database
+/// owner's implicit membership of `pg_database_owner`).
+pub const PREDEFINED: [(u32, &str); 12] = [
+    (DATABASE_OWNER_OID, "pg_database_owner"),
+    (READ_ALL_DATA_OID, "pg_read_all_data"),
+    (WRITE_ALL_DATA_OID, "pg_write_all_data"),
+    (MONITOR_OID, "pg_monitor"),
+    (3374, "pg_read_all_settings"),
+    (3375, "pg_read_all_stats"),
+    (3377, "pg_stat_scan_tables"),
+    (4569, "pg_read_server_files"),
+    (4570, "pg_write_server_files"),
+    (4571, "pg_execute_server_program"),
+    (4200, "pg_signal_backend"),
+    (4544, "pg_checkpoint"),
+];
+/// `pg_database_owner`: its one member is the database's owner.
+pub const DATABASE_OWNER_OID: u32 = 6171;
+/// `pg_read_all_data`: SELECT on every table, USAGE on every schema.
+pub const READ_ALL_DATA_OID: u32 = 6181;
+/// `pg_write_all_data`: INSERT, UPDATE, DELETE on every table.
+pub const WRITE_ALL_DATA_OID: u32 = 6182;
+/// `pg_monitor`: a member of `pg_read_all_settings`,
+/// `pg_read_all_stats` and `pg_stat_scan_tables`.
+pub const MONITOR_OID: u32 = 3373;
 /// The first oid a created role gets.
 const FIRST_ROLE_OID: u32 = 16384;
 /// The logged tree of roles, passwords and ACLs.
@@ -202,6 +233,26 @@ impl Role {
         }
     }
 
+    /// A predefined role ([`PREDEFINED`]).
+    fn predefined(oid: u32, name: &str) -> Role {
+        Role {
+            oid,
+            name: name.into(),
+            login: false,
+            superuser: false,
+            createdb: false,
+            createrole: false,
+            bypassrls: false,
+            inherit: true,
+        }
+    }
+
+    /// Whether it is one of the roles the system has from the start
+    /// (`postgres`, the predefined ones), whose attributes are fixed.
+    pub fn is_builtin(&self) -> bool {
+        self.oid == SUPERUSER_OID || PREDEFINED.iter().any(|(oid, _)| *oid == self.oid)
+    }
+
     fn encode(&self) -> Vec<u8> {
         let mut out = self.oid.to_le_bytes().to_vec();
         out.push(
@@ -282,6 +333,9 @@ pub fn get(db: &Database, name: &str) -> Result<Option<Role>, SqlError> {
     if name == SUPERUSER {
         return Ok(Some(Role::bootstrap()));
     }
+    if let Some((oid, name)) = PREDEFINED.iter().find(|(_, n)| *n == name) {
+        return Ok(Some(Role::predefined(*oid, name)));
+    }
     let Some(tree) = db.open_tree(AUTHID_TREE)? else {
         return Ok(None);
     };
@@ -291,9 +345,14 @@ pub fn get(db: &Database, name: &str) -> Result<Option<Role>, SqlError> {
     }
 }
 
-/// Every role, `postgres` first, then by name.
+/// Every role: `postgres` first, the predefined ones, then by name.
 pub fn all(db: &Database) -> Result<Vec<Role>, SqlError> {
     let mut out = vec![Role::bootstrap()];
+    out.extend(
+        PREDEFINED
+            .iter()
+            .map(|(oid, name)| Role::predefined(*oid, name)),
+    );
     let Some(tree) = db.open_tree(AUTHID_TREE)? else {
         return Ok(out);
     };
@@ -375,6 +434,12 @@ pub fn alter(db: &Database, name: &str, options: &Options) -> Result<(), SqlErro
             "changing the attributes of the bootstrap superuser",
         ));
     }
+    if role.is_builtin() && role.oid != SUPERUSER_OID {
+        return Err(
+            SqlError::new("42939", format!("role name \"{name}\" is reserved"))
+                .with_detail("Cannot alter reserved roles."),
+        );
+    }
     role.login = options.login.unwrap_or(role.login);
     role.superuser = options.superuser.unwrap_or(role.superuser);
     role.createdb = options.createdb.unwrap_or(role.createdb);
@@ -408,6 +473,12 @@ pub fn rename(db: &Database, name: &str, new: &str, current: u32) -> Result<(), 
     }
     if role.oid == SUPERUSER_OID {
         return Err(SqlError::unsupported("renaming the bootstrap superuser"));
+    }
+    if role.is_builtin() {
+        return Err(
+            SqlError::new("42939", format!("role name \"{name}\" is reserved"))
+                .with_detail("Role names starting with \"pg_\" are reserved."),
+        );
     }
     if get(db, new)?.is_some() {
         return Err(SqlError::new(

@@ -238,6 +238,18 @@ pub const TUNABLES: &[Tunable] = &[
         OLD,
         "Warn about backslash escapes in ordinary string literals.",
     ),
+    // (Developer option: folio has no parallel query, so every value
+    // plans and runs alike.)
+    tunable(
+        "force_parallel_mode",
+        "off",
+        Takes::Choice {
+            values: &["off", "on", "regress"],
+            folio: &["off", "on", "regress"],
+        },
+        "Developer Options",
+        "Forces use of parallel query facilities.",
+    ),
     tunable(
         "from_collapse_limit",
         "8",

@@ -335,6 +335,21 @@ impl Catalog {
                     "cannot change return type of existing function".into(),
                 ));
             }
+            // An input parameter keeps its name, and the defaults stay
+            // (PostgreSQL's `ProcedureCreate`).
+            if let Some((old_name, _, _)) = (old.args.iter().zip(&body.args))
+                .find(|(o, n)| !o.0.is_empty() && o.0 != n.0)
+                .map(|(o, _)| o)
+            {
+                return Err(CatalogError::FunctionChange(format!(
+                    "cannot change name of input parameter \"{old_name}\""
+                )));
+            }
+            if old.defaults.len() > body.defaults.len() {
+                return Err(CatalogError::FunctionChange(
+                    "cannot remove parameter defaults from existing function".into(),
+                ));
+            }
             let row = ClassRow {
                 function: Some(body),
                 ..class

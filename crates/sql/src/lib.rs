@@ -23,6 +23,7 @@ mod bit_functions;
 mod block_roles;
 mod bytea_bits;
 mod bytea_functions;
+mod call_arguments;
 mod call_expr;
 mod case_mapping;
 mod catalog_functions;

@@ -37,14 +37,19 @@ fn is_mode(t: Option<&TokenWithSpan>) -> bool {
 }
 
 /// Rewrites the parameter list of `CREATE [OR REPLACE] FUNCTION |
-/// PROCEDURE` (`tokens`: the statement's, without whitespace) as above;
+/// PROCEDURE` and of `DROP FUNCTION | PROCEDURE` (`tokens`: the statement's, without whitespace) as above;
 /// any other statement is left alone.
 pub fn mark(tokens: &mut Vec<TokenWithSpan>) {
     let at = match is_word(tokens.get(1), "or") {
         true => 3,
         false => 1,
     };
-    if !is_word(tokens.first(), "create")
+    // (DROP's list names the types, modes as CREATE's.)
+    let at = match is_word(tokens.first(), "drop") {
+        true => 1,
+        false => at,
+    };
+    if !(is_word(tokens.first(), "create") || is_word(tokens.first(), "drop"))
         || !(is_word(tokens.get(at), "function") || is_word(tokens.get(at), "procedure"))
     {
         return;
@@ -96,6 +101,16 @@ pub fn mark(tokens: &mut Vec<TokenWithSpan>) {
                 Some(Token::RParen) if depth == 0 => return,
                 Some(Token::RParen) => depth -= 1,
                 Some(Token::Comma) if depth == 0 => break,
+                // `type DEFAULT e` as `type = e`: sqlparser would read
+                // an unnamed parameter's `int DEFAULT` as a name and a
+                // type.
+                Some(Token::Word(w))
+                    if depth == 0
+                        && w.quote_style.is_none()
+                        && w.value.eq_ignore_ascii_case("default") =>
+                {
+                    tokens[at].token = Token::Eq;
+                }
                 _ => {}
             }
             at += 1;
@@ -132,7 +147,11 @@ mod tests {
         );
         assert_eq!(
             marked("create or replace procedure p(x inout int default 1)"),
-            "create or replace procedure p ( inout x int default 1 )"
+            "create or replace procedure p ( inout x int = 1 )"
+        );
+        assert_eq!(
+            marked("drop function f(a variadic int[])"),
+            "drop function f ( $variadic:a int [ ] )"
         );
         assert_eq!(
             marked("select f(a, variadic b)"),

@@ -21,9 +21,7 @@ use crate::scalar::{self, Env, Scalar};
 use folio_catalog::FunctionDef;
 use folio_db::Transaction;
 use folio_row::{SqlType, Value};
-use sqlparser::ast::{
-    Expr, Function, FunctionArg, FunctionArgExpr, FunctionArgOperator, FunctionArguments, Statement,
-};
+use sqlparser::ast::{Expr, Function, Statement};
 use sqlparser::keywords::Keyword;
 use sqlparser::tokenizer::{Token, TokenWithSpan};
 
@@ -548,44 +546,14 @@ fn written(f: &Function, evaluate: &mut Evaluate<'_>) -> Result<Vec<Written>, Sq
 }
 
 /// The call's arguments as written: each one's name (`name => value`)
-/// and expression; 42601 for another form, or for a positional argument
-/// after a named one.
+/// and expression (`call_arguments::listed`, the one owner of the
+/// grammar's checks); `VARIADIC arr` is 0A000 in a CALL.
 fn listed(f: &Function) -> Result<Vec<(Option<String>, &Expr)>, SqlError> {
-    let list = match &f.args {
-        FunctionArguments::None => return Ok(Vec::new()),
-        FunctionArguments::List(list) => list,
-        FunctionArguments::Subquery(_) => {
-            return Err(SqlError::syntax("syntax error at or near \"SELECT\""));
-        }
-    };
-    let mut out: Vec<(Option<String>, &Expr)> = Vec::with_capacity(list.args.len());
-    for arg in &list.args {
-        let (name, expr) = match arg {
-            FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) => (None, e),
-            FunctionArg::Named {
-                name,
-                arg: FunctionArgExpr::Expr(e),
-                operator: FunctionArgOperator::RightArrow | FunctionArgOperator::Assignment,
-            } => (Some(names::ident(name)), e),
-            FunctionArg::ExprNamed {
-                name: Expr::Identifier(name),
-                arg: FunctionArgExpr::Expr(e),
-                operator: FunctionArgOperator::RightArrow | FunctionArgOperator::Assignment,
-            } => (Some(names::ident(name)), e),
-            other => {
-                return Err(SqlError::syntax(format!(
-                    "syntax error at or near \"{other}\""
-                )));
-            }
-        };
-        if name.is_none() && out.iter().any(|(n, _)| n.is_some()) {
-            return Err(SqlError::syntax(
-                "positional argument cannot follow named argument",
-            ));
-        }
-        out.push((name, expr));
+    let listed = crate::call_arguments::listed(&f.args)?;
+    if listed.variadic {
+        return Err(SqlError::unsupported("VARIADIC arguments of a CALL"));
     }
-    Ok(out)
+    Ok(listed.args)
 }
 
 /// Where each of `def`'s arguments comes from in a call of `written`, if

@@ -204,17 +204,22 @@ pub fn expand_factor(
         TableFactor::Function { name, args, .. } => (name, args),
         _ => return Ok(None),
     };
-    let Some(declared) = sql::resolve(name, Some(args.len())).filter(|d| !d.plpgsql) else {
-        return Ok(None);
+    let call_args = FunctionArguments::List(FunctionArgumentList {
+        duplicate_treatment: None,
+        args: args.clone(),
+        clauses: Vec::new(),
+    });
+    let declared = match sql::resolve_call(name, &call_args, Some((cx, txn))) {
+        sql::Named::One(d) if !d.plpgsql => d,
+        named @ (sql::Named::Unfit | sql::Named::Ambiguous) => {
+            return match sql::unresolved_error(cx, txn, name, &call_args, &named) {
+                Some(e) => Err(e),
+                None => Ok(None),
+            };
+        }
+        _ => return Ok(None),
     };
-    let list_args = sql::call_args(
-        &FunctionArguments::List(FunctionArgumentList {
-            duplicate_treatment: None,
-            args: args.clone(),
-            clauses: Vec::new(),
-        }),
-        &declared,
-    )?;
+    let list_args = sql::call_args(&call_args, &declared)?;
     // Its polymorphic types made the call's (`polymorphic.rs`).
     let def = sql::resolved(cx, txn, &declared, &list_args)?;
     let own = own_columns(&def)?;

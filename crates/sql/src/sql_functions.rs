@@ -37,9 +37,9 @@ use folio_catalog::FunctionDef;
 use folio_db::Transaction;
 use sqlparser::ast::{
     ArgMode, CastKind, CreateFunction, CreateFunctionBody, DataType, Expr, FunctionArg,
-    FunctionArgExpr, FunctionArguments, FunctionBehavior, FunctionCalledOnNull, FunctionDesc,
-    Ident, LimitClause, ObjectName, Query, SelectItem, SetExpr, Statement, TableFactor, Value,
-    ValueWithSpan, VisitMut, VisitorMut,
+    FunctionArguments, FunctionBehavior, FunctionCalledOnNull, FunctionDesc, Ident, LimitClause,
+    ObjectName, Query, SelectItem, SetExpr, Statement, TableFactor, Value, ValueWithSpan, VisitMut,
+    VisitorMut,
 };
 use sqlparser::dialect::PostgreSqlDialect;
 use sqlparser::parser::Parser;
@@ -409,14 +409,25 @@ fn definition(
     let name = names::relation(&create.name)?;
     let (mut args, mut outputs) = (Vec::new(), Vec::new());
     let (mut modes, mut defaults) = (Vec::new(), Vec::new());
+    // Each parameter's name and mode: `i` IN, `o` OUT, `b` INOUT
+    // (PostgreSQL lets an IN and an OUT parameter share a name).
+    let mut named: Vec<(String, u8)> = Vec::new();
     for arg in create.args.iter().flatten() {
-        if !procedure && arg.default_expr.is_some() {
-            return Err(SqlError::unsupported(
-                "default values of function arguments",
-            ));
-        }
         let written = arg.name.as_ref().map(names::ident).unwrap_or_default();
         let (arg_name, variadic) = crate::parameter_modes::variadic(&written);
+        let kind = match arg.mode {
+            Some(ArgMode::Out) => b'o',
+            Some(ArgMode::InOut) => b'b',
+            _ => b'i',
+        };
+        let clash = |other: u8| !matches!((other, kind), (b'i', b'o') | (b'o', b'i'));
+        if !arg_name.is_empty() && named.iter().any(|(n, k)| n == arg_name && clash(*k)) {
+            return Err(SqlError::new(
+                "42P13",
+                format!("parameter name \"{arg_name}\" used more than once"),
+            ));
+        }
+        named.push((arg_name.to_string(), kind));
         if modes.last() == Some(&b'v') && (procedure || arg.mode != Some(ArgMode::Out)) {
             return Err(SqlError::new(
                 "42P13",
@@ -432,9 +443,6 @@ fn definition(
             _ if variadic => b'v',
             _ => b'i',
         });
-        if variadic && !procedure {
-            return Err(SqlError::unsupported("VARIADIC arguments of functions"));
-        }
         let output = matches!(arg.mode, Some(ArgMode::Out));
         match &arg.default_expr {
             Some(_) if output => {
@@ -445,6 +453,8 @@ fn definition(
             }
             Some(default) => defaults.push(default.to_string()),
             // PostgreSQL's rules for what follows a default.
+            // (A function's OUT parameters are its result's columns.)
+            None if !defaults.is_empty() && output && !procedure => {}
             None if !defaults.is_empty() && output => {
                 return Err(SqlError::new(
                     "42P13",
@@ -491,6 +501,11 @@ fn definition(
                 {
                     let of = crate::plpgsql::set_returning::result_of(cx, txn, table)?;
                     (Some(of.0), true)
+                }
+                Some(DataType::Custom(name, m))
+                    if m.is_empty() && names::relation(name).is_ok_and(|n| n == "record") =>
+                {
+                    (Some((folio_row::SqlType::Record.oid(), -1)), false)
                 }
                 Some(ty) => (Some(declared_type(ty)?), false),
             };
@@ -997,8 +1012,23 @@ impl VisitorMut for Expand<'_, '_> {
                 crate::user_aggregates::prepare(self.cx, self.txn, &aggregate, &mut self.stack);
             return self.took(prepared.map(|()| Vec::new()));
         }
-        let Some(def) = resolve(&call.name, call_arity(&call.args)) else {
-            return Continue(());
+        let def = match resolve_call(&call.name, &call.args, Some((self.cx, self.txn))) {
+            Named::One(def) => def,
+            Named::None => return Continue(()),
+            // (A call no definition fits, written by places only, is
+            // the binder's 42883.)
+            named @ (Named::Unfit | Named::Ambiguous) => {
+                let by_places = matches!(named, Named::Unfit)
+                    && !matches!(&call.args, FunctionArguments::List(l)
+                        if l.args.iter().any(|a| !matches!(a, FunctionArg::Unnamed(_))));
+                if by_places {
+                    return Continue(());
+                }
+                return match unresolved_error(self.cx, self.txn, &call.name, &call.args, &named) {
+                    Some(e) => self.took(Err(e)),
+                    None => Continue(()),
+                };
+            }
         };
         if def.plpgsql {
             // Bound as a call run per row (`plpgsql/row_calls.rs`).
@@ -1073,7 +1103,7 @@ fn name_items(query: &mut Query) {
         let SelectItem::UnnamedExpr(Expr::Function(call)) = item else {
             continue;
         };
-        let Some(def) = resolve(&call.name, call_arity(&call.args)) else {
+        let Named::One(def) = resolve_call(&call.name, &call.args, None) else {
             continue;
         };
         if !def.plpgsql {
@@ -1093,17 +1123,110 @@ pub(crate) fn call_arity(args: &FunctionArguments) -> Option<usize> {
     }
 }
 
-/// The SQL function a call of `name` with `arity` arguments names, if
-/// any (a name of the catalog, bare in `public` or schema-qualified).
+/// The SQL function a call of `name` with `arity` positional arguments
+/// names, if any (a name of the catalog, bare in `public` or
+/// schema-qualified; `call_arguments::choose`: none when several fit
+/// alike).
 pub(crate) fn resolve(name: &ObjectName, arity: Option<usize>) -> Option<FunctionDef> {
-    let arity = arity?;
+    let names = vec![None; arity?];
     let name = names::relation(name).ok()?;
-    in_scope()
-        .iter()
-        .find(|d| {
-            d.name == name && d.args.len() == arity && !crate::user_aggregates::is_aggregate(d)
-        })
+    let all = in_scope();
+    crate::call_arguments::choose(of_name(&all, &name), &names, false, || None)
+        .ok()
+        .flatten()
         .cloned()
+}
+
+/// The functions (not aggregates) of catalog name `name` among `all`.
+fn of_name<'d>(all: &'d [FunctionDef], name: &str) -> impl Iterator<Item = &'d FunctionDef> {
+    let name = name.to_string();
+    all.iter()
+        .filter(move |d| d.name == name && !crate::user_aggregates::is_aggregate(d))
+}
+
+/// What a call `name(args)` names among the functions in scope.
+pub(crate) enum Named {
+    /// No function in scope has the name.
+    None,
+    /// Functions have it, but the call fits none (by its arguments'
+    /// places and names).
+    Unfit,
+    /// Several fit alike (PostgreSQL's 42725).
+    Ambiguous,
+    One(FunctionDef),
+}
+
+/// The function a call `name(args)` names: by its arguments' places and
+/// names, defaults and VARIADIC, and their types where several fit
+/// (`call_arguments.rs`; `typing`: the statement's, to plan the
+/// arguments alone, `None` where there is none).
+pub(crate) fn resolve_call(
+    name: &ObjectName,
+    args: &FunctionArguments,
+    typing: Option<(&Ctx<'_>, &Transaction)>,
+) -> Named {
+    let Ok(name) = names::relation(name) else {
+        return Named::None;
+    };
+    let all = in_scope();
+    if of_name(&all, &name).next().is_none() {
+        return Named::None;
+    }
+    let Ok(listed) = crate::call_arguments::listed(args) else {
+        // The call's own error is its binding's.
+        return Named::Unfit;
+    };
+    let names = crate::call_arguments::names_of(&listed);
+    let types = || {
+        let (cx, txn) = typing?;
+        let exprs: Vec<Expr> = listed.args.iter().map(|(_, e)| (*e).clone()).collect();
+        argument_types(cx, txn, &exprs)
+    };
+    match crate::call_arguments::choose(of_name(&all, &name), &names, listed.variadic, types) {
+        Ok(Some(def)) => Named::One(def.clone()),
+        Ok(None) => Named::Unfit,
+        Err(()) => Named::Ambiguous,
+    }
+}
+
+/// The 42883 or 42725 of a call `name(args)` that [`resolve_call`] found
+/// no one function for, worded as PostgreSQL's (`function f(integer, b =>
+/// text) does not exist`); `None` when its arguments cannot be typed
+/// here (they read columns) or it has no name in scope.
+pub(crate) fn unresolved_error(
+    cx: &Ctx<'_>,
+    txn: &Transaction,
+    name: &ObjectName,
+    args: &FunctionArguments,
+    named: &Named,
+) -> Option<SqlError> {
+    // (A list PostgreSQL's grammar refuses: its 42601.)
+    let listed = match crate::call_arguments::listed(args) {
+        Ok(listed) => listed,
+        Err(e) => return Some(e),
+    };
+    let exprs: Vec<Expr> = listed.args.iter().map(|(_, e)| (*e).clone()).collect();
+    let types = argument_types(cx, txn, &exprs)?;
+    let shown: Vec<String> = (listed.args.iter().zip(types))
+        .map(|((n, _), t)| {
+            let ty = t.map_or_else(|| "unknown".to_string(), crate::set_types::name);
+            match n {
+                Some(n) => format!("{n} => {ty}"),
+                None => ty,
+            }
+        })
+        .collect();
+    let bare = names_of(&names::relation(name).ok()?).to_string();
+    let shown = format!("{bare}({})", shown.join(", "));
+    match named {
+        Named::Ambiguous => Some(crate::functions::not_unique(format!(
+            "function {shown} is not unique"
+        ))),
+        Named::Unfit => Some(crate::functions::no_match(format!(
+            "function {shown} does not exist"
+        ))),
+        _ => None,
+    }
 }
 
 /// The PL/pgSQL function a call of `name` with `arity` arguments names,
@@ -1117,28 +1240,30 @@ pub fn any_plpgsql() -> bool {
     in_scope().iter().any(|d| d.plpgsql)
 }
 
+/// The argument list a call with arguments `args` of `def` expands to:
+/// one expression per input parameter (`call_arguments::arguments`:
+/// written, named, defaults, VARIADIC gathered).
 pub(crate) fn call_args(
     args: &FunctionArguments,
     def: &FunctionDef,
 ) -> Result<Vec<Expr>, SqlError> {
-    let FunctionArguments::List(list) = args else {
-        return Ok(Vec::new());
-    };
-    if list.duplicate_treatment.is_some() || !list.clauses.is_empty() {
+    if let FunctionArguments::List(list) = args
+        && (list.duplicate_treatment.is_some() || !list.clauses.is_empty())
+    {
         return Err(SqlError::unsupported(format!(
             "DISTINCT or ORDER BY in a call of SQL function \"{}\"",
             names_of(&def.name)
         )));
     }
-    (list.args.iter())
-        .map(|a| match a {
-            FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) => Ok(e.clone()),
-            _ => Err(SqlError::unsupported(format!(
-                "named arguments in a call of SQL function \"{}\"",
-                names_of(&def.name)
-            ))),
-        })
-        .collect()
+    let listed = crate::call_arguments::listed(args)?;
+    let names = crate::call_arguments::names_of(&listed);
+    let Some(places) = crate::call_arguments::fit(def, &names, listed.variadic) else {
+        return Err(crate::functions::no_match(format!(
+            "function {}() does not exist",
+            names_of(&def.name)
+        )));
+    };
+    crate::call_arguments::arguments(def, &listed, &places)
 }
 
 /// The expression a call of `def` with `args` stands for.

@@ -27,8 +27,10 @@ const ROW: &str = "$set_row";
 
 /// The set-returning SQL function `f` calls, if it calls one.
 fn set_returning(f: &Function) -> Option<FunctionDef> {
-    let arity = crate::sql_functions::call_arity(&f.args);
-    crate::sql_functions::resolve(&f.name, arity).filter(|d| d.returns_set && !d.plpgsql)
+    match crate::sql_functions::resolve_call(&f.name, &f.args, None) {
+        crate::sql_functions::Named::One(d) => Some(d).filter(|d| d.returns_set && !d.plpgsql),
+        _ => None,
+    }
 }
 
 /// Whether `f` calls a set-returning SQL function (`project_set.rs`

@@ -49,7 +49,7 @@ pub fn mark(tokens: &mut Vec<TokenWithSpan>) {
 }
 
 /// Whether `arg` is the marker.
-fn is_mark(arg: &FunctionArg) -> bool {
+pub fn is_mark(arg: &FunctionArg) -> bool {
     matches!(
         arg,
         FunctionArg::Unnamed(FunctionArgExpr::Expr(Expr::Value(v)))

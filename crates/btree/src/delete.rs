@@ -27,7 +27,7 @@ impl Tree {
         loop {
             let leaf = self.descend(Target::Key(key), 0)?.node;
             let Ok(mut leaf) = leaf.upgrade() else {
-                counters::restart(&mut attempt);
+                self.restart_change(&mut attempt)?;
                 continue;
             };
             self.check_node(&leaf, 0)?;

@@ -6,7 +6,7 @@
 
 use crate::node::{self, SLOT_SIZE, Target};
 use crate::tree::check_entry;
-use crate::{BtreeError, Tree, apply, counters, logging, node_mut, wal_records};
+use crate::{BtreeError, Tree, apply, logging, node_mut, wal_records};
 use folio_buffer::ExclusiveGuard;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -33,7 +33,7 @@ impl Tree {
         loop {
             let leaf = self.descend(Target::Key(key), 0)?.node;
             let Ok(mut leaf) = leaf.upgrade() else {
-                counters::restart(&mut attempt);
+                self.restart_change(&mut attempt)?;
                 continue;
             };
             self.check_node(&leaf, 0)?;

@@ -25,7 +25,7 @@ impl Tree {
             let descent = self.descend(Target::Key(key), level)?;
             let Some((parent, pos)) = descent.parent else {
                 let Ok(mut root) = descent.node.upgrade() else {
-                    counters::restart(&mut attempt);
+                    self.restart_change(&mut attempt)?;
                     continue;
                 };
                 self.check_node(&root, level)?;
@@ -35,11 +35,11 @@ impl Tree {
                 return self.split_root(&mut root, key);
             };
             let Ok(mut parent) = parent.upgrade() else {
-                counters::restart(&mut attempt);
+                self.restart_change(&mut attempt)?;
                 continue;
             };
             let Ok(mut child) = descent.node.upgrade() else {
-                counters::restart(&mut attempt);
+                self.restart_change(&mut attempt)?;
                 continue;
             };
             self.check_node(&parent, level + 1)?;

@@ -197,6 +197,16 @@ impl Tree {
         leaf.compare_bytes(offset, len, &prefix[..len]) == Ordering::Greater
     }
 
+    /// After a change's failed upgrade of an optimistic read, before it
+    /// starts again from the root: the restart counted, or `Sealed` if
+    /// the pool is sealed (folio-buffer `BufferPool::seal`: every upgrade
+    /// fails, so a restart would never end).
+    pub(crate) fn restart_change(&self, attempt: &mut u32) -> Result<(), BtreeError> {
+        self.pool.check_unsealed()?;
+        counters::restart(attempt);
+        Ok(())
+    }
+
     /// The WAL hard limit's admission point, taken before a change latches
     /// anything (`Wal::throttle`): near the limit the change waits here, with
     /// no latch a checkpoint might need, rather than inside `Wal::insert`.

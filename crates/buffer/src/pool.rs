@@ -311,6 +311,16 @@ impl BufferPool {
         self.sealed.store(true, Relaxed);
     }
 
+    /// `Sealed` once [`BufferPool::seal`] has run: for a change that
+    /// retries after a failed optimistic upgrade (which a sealed pool
+    /// always refuses), so it fails instead of retrying forever.
+    pub fn check_unsealed(&self) -> Result<(), BufferError> {
+        match self.sealed.load(Relaxed) {
+            true => Err(BufferError::Sealed),
+            false => Ok(()),
+        }
+    }
+
     /// Whether a failed sync has poisoned the pool (no further writes).
     pub fn is_poisoned(&self) -> bool {
         self.poisoned.load(Relaxed)

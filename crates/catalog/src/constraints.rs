@@ -180,6 +180,7 @@ impl Catalog {
             self.lock_for_ddl(txn, parent.oid, LockMode::Share)?;
             parent
         };
+        Self::check_reference(&table, &parent)?;
         let position = |def: &TableDef, column: &String| {
             def.column(column)
                 .map(|p| p as u16)

@@ -160,6 +160,23 @@ pub enum CatalogError {
     /// `CLUSTER table` of a table with no clustered index.
     #[error("there is no previously clustered index for table \"{0}\"")]
     NoClusteredIndex(String),
+    /// A permanent table's foreign key to an unlogged table.
+    #[error("constraints on permanent tables may reference only permanent tables")]
+    PermanentReferencesUnlogged,
+    /// `ALTER TABLE ... SET LOGGED | UNLOGGED` that would leave a
+    /// permanent table's foreign key to an unlogged one (PostgreSQL's
+    /// wording for both directions).
+    #[error(
+        "could not change table \"{table}\" to {} because it references {} table \"{other}\"",
+        if *logged { "logged" } else { "unlogged" },
+        if *logged { "unlogged" } else { "logged" }
+    )]
+    PersistenceReference {
+        table: String,
+        other: String,
+        /// Whether the table was to become logged.
+        logged: bool,
+    },
     /// A foreign key referencing a materialized view.
     #[error("referenced relation \"{0}\" is not a table")]
     ReferencedNotATable(String),
@@ -426,6 +443,8 @@ impl CatalogError {
             }
             CatalogError::PartialCluster(_) => Some("0A000"),
             CatalogError::ReferencedNotATable(_) => Some("42809"),
+            CatalogError::PermanentReferencesUnlogged
+            | CatalogError::PersistenceReference { .. } => Some("42P16"),
             CatalogError::TypeExists(_) => Some("42710"),
             CatalogError::FunctionExists(_) => Some("42723"),
             CatalogError::NoSuchFunction(_) => Some("42883"),

@@ -19,7 +19,7 @@
 //! init fork over its main fork at the end of recovery.
 
 use crate::catalog::Catalog;
-use crate::defs::{IndexDef, KIND_INDEX, KIND_TABLE};
+use crate::defs::{ConstraintKind, IndexDef, KIND_INDEX, KIND_TABLE, TableDef};
 use crate::error::CatalogError;
 use folio_btree::{KeyForm, MultiTree, Tree};
 use folio_buffer::BufferPool;
@@ -74,28 +74,39 @@ pub fn native(root: PageId) -> PageId {
 }
 
 impl Catalog {
-    /// The pool of the relation whose stored root is `root`.
-    pub(crate) fn pool_of(&self, root: PageId) -> &Arc<BufferPool> {
-        match Persistence::of(root) {
+    /// The pool of relations of `persistence`.
+    pub(crate) fn pool_for(&self, persistence: Persistence) -> &Arc<BufferPool> {
+        match persistence {
             Persistence::Permanent => &self.pool,
             Persistence::Unlogged => &self.unlogged_pool,
         }
     }
 
-    /// Where changes of the relation whose stored root is `root` are
-    /// logged (`None`: nowhere).
-    pub(crate) fn wal_of(&self, root: PageId) -> Option<Arc<Wal>> {
-        match Persistence::of(root) {
+    /// Where changes of relations of `persistence` are logged (`None`:
+    /// nowhere).
+    pub(crate) fn wal_for(&self, persistence: Persistence) -> Option<Arc<Wal>> {
+        match persistence {
             Persistence::Permanent => Some(self.wal.clone()),
             Persistence::Unlogged => None,
         }
     }
 
+    /// The pool of the relation whose stored root is `root`.
+    pub(crate) fn pool_of(&self, root: PageId) -> &Arc<BufferPool> {
+        self.pool_for(Persistence::of(root))
+    }
+
+    /// Where changes of the relation whose stored root is `root` are
+    /// logged.
+    pub(crate) fn wal_of(&self, root: PageId) -> Option<Arc<Wal>> {
+        self.wal_for(Persistence::of(root))
+    }
+
     /// A new, empty page list (a table's storage) of `persistence`; its
     /// stored root.
     pub(crate) fn create_pages(&self, persistence: Persistence) -> Result<PageId, CatalogError> {
-        let probe = persistence.stored(PageId(0));
-        let tree = Tree::create_logged(self.pool_of(probe).clone(), self.wal_of(probe))?;
+        let pool = self.pool_for(persistence).clone();
+        let tree = Tree::create_logged(pool, self.wal_for(persistence))?;
         Ok(persistence.stored(tree.root()))
     }
 
@@ -111,9 +122,8 @@ impl Catalog {
         &self,
         persistence: Persistence,
     ) -> Result<(MultiTree, PageId), CatalogError> {
-        let probe = persistence.stored(PageId(0));
-        let pool = self.pool_of(probe).clone();
-        let tree = MultiTree::create_with(pool, self.wal_of(probe), KeyForm::PrefixFree)?;
+        let pool = self.pool_for(persistence).clone();
+        let tree = MultiTree::create_with(pool, self.wal_for(persistence), KeyForm::PrefixFree)?;
         let root = persistence.stored(tree.root());
         Ok((tree, root))
     }
@@ -131,6 +141,74 @@ impl Catalog {
             self.wal_of(def.root),
             form,
         )?)
+    }
+
+    /// The rule for foreign keys: a permanent table's may not reference
+    /// an unlogged table (its rows could outlive a crash that empties the
+    /// referenced one). Temporary tables are the SQL layer's (folio-sql
+    /// `temp_tables.rs`).
+    pub(crate) fn check_reference(
+        referencing: &TableDef,
+        referenced: &TableDef,
+    ) -> Result<(), CatalogError> {
+        match (
+            Persistence::of(referencing.root),
+            Persistence::of(referenced.root),
+        ) {
+            (Persistence::Permanent, Persistence::Unlogged) => {
+                Err(CatalogError::PermanentReferencesUnlogged)
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Whether `table` may become `persistence` under
+    /// [`Catalog::check_reference`]: a table turning permanent may not
+    /// reference an unlogged one, a table turning unlogged may not be
+    /// referenced by a permanent one (its own keys to itself aside), as
+    /// PostgreSQL's `ATPrepChangePersistence`.
+    pub(crate) fn check_change(
+        &self,
+        txn: &Transaction,
+        table: &TableDef,
+        persistence: Persistence,
+    ) -> Result<(), CatalogError> {
+        let changed = TableDef {
+            root: persistence.stored(native(table.root)),
+            ..table.clone()
+        };
+        let keys = match persistence {
+            Persistence::Permanent => &table.constraints,
+            Persistence::Unlogged => &table.referenced_by,
+        };
+        for key in keys {
+            let ConstraintKind::ForeignKey(fk) = &key.kind else {
+                continue;
+            };
+            // The table at the key's other end.
+            let (other, other_oid) = match persistence {
+                Persistence::Permanent => (&fk.ref_table, fk.ref_table_oid),
+                Persistence::Unlogged => (&key.table, key.table_oid),
+            };
+            if other_oid == table.oid {
+                continue;
+            }
+            let Some(other_def) = self.table(txn, other)? else {
+                continue;
+            };
+            let refused = match persistence {
+                Persistence::Permanent => Self::check_reference(&changed, &other_def),
+                Persistence::Unlogged => Self::check_reference(&other_def, &changed),
+            };
+            if refused.is_err() {
+                return Err(CatalogError::PersistenceReference {
+                    table: table.name.clone(),
+                    other: other_def.name,
+                    logged: persistence == Persistence::Permanent,
+                });
+            }
+        }
+        Ok(())
     }
 
     /// After a crash, with the unlogged pool created afresh: forgets every

@@ -1,7 +1,8 @@
-//! Giving a table new storage: `VACUUM FULL`, `CLUSTER` and `TRUNCATE`
-//! (design, crash argument and what other sessions see: this crate's
-//! README, "Rewriting a table"). [`Catalog::rewrite_table`] is the one
-//! owner of it; the clustered-index mark (`CLUSTER ... USING`, `ALTER
+//! Giving a table new storage: `VACUUM FULL`, `CLUSTER`, `TRUNCATE` and
+//! `ALTER TABLE ... SET LOGGED | UNLOGGED` (design, crash argument and
+//! what other sessions see: this crate's README, "Rewriting a table" and
+//! "Unlogged relations"). [`Catalog::rewrite_table`] is the one owner of
+//! it; the clustered-index mark (`CLUSTER ... USING`, `ALTER
 //! TABLE ... CLUSTER ON`, `SET WITHOUT CLUSTER`) is kept here too.
 //!
 //! Under the table's DDL lock and `ACCESS EXCLUSIVE`, in one savepoint
@@ -51,6 +52,42 @@ impl Catalog {
         name: &str,
         refill: Refill<'_>,
     ) -> Result<u64, CatalogError> {
+        self.rewrite(txn, name, refill, None)
+    }
+
+    /// `ALTER TABLE name SET LOGGED | SET UNLOGGED`: table `name` gets
+    /// new storage of `persistence` holding its rows, its indexes with it
+    /// (the rewrite of [`Catalog::rewrite_table`]; PostgreSQL rewrites
+    /// too). Nothing is done for a table that has it already or for a
+    /// partitioned table (which has no rows; PostgreSQL 15 keeps its mark
+    /// too). A foreign key may not end up from a permanent table to an
+    /// unlogged one ([`crate::persistence::check_change`]). Returns
+    /// whether the table was rewritten.
+    pub fn set_persistence(
+        &self,
+        txn: &mut Transaction,
+        name: &str,
+        persistence: Persistence,
+    ) -> Result<bool, CatalogError> {
+        let table = self.lock_table(txn, name)?;
+        self.lock_for_ddl(txn, table.oid, LockMode::AccessExclusive)?;
+        if Persistence::of(table.root) == persistence || table.partition_key().is_some() {
+            return Ok(false);
+        }
+        self.check_change(txn, &table, persistence)?;
+        self.rewrite(txn, name, Refill::Rows, Some(persistence))?;
+        Ok(true)
+    }
+
+    /// [`Catalog::rewrite_table`] into storage of `persistence` (`None`:
+    /// the table's own).
+    fn rewrite(
+        &self,
+        txn: &mut Transaction,
+        name: &str,
+        refill: Refill<'_>,
+        persistence: Option<Persistence>,
+    ) -> Result<u64, CatalogError> {
         self.reclaim(txn.manager())?;
         let locked = self.lock_table(txn, name)?;
         self.lock_for_ddl(txn, locked.oid, LockMode::AccessExclusive)?;
@@ -73,7 +110,8 @@ impl Catalog {
                     self.rows_in_order(txn, &table, position)?
                 }
             };
-            let root = self.create_pages(Persistence::of(table.root))?;
+            let persistence = persistence.unwrap_or(Persistence::of(table.root));
+            let root = self.create_pages(persistence)?;
             let renewed = TableDef {
                 root,
                 ..table.clone()
@@ -219,7 +257,8 @@ impl Catalog {
         table: &TableDef,
         index: &IndexDef,
     ) -> Result<(), CatalogError> {
-        let (_, root) = self.create_index_tree(Persistence::of(index.root))?;
+        // An index has its table's persistence.
+        let (_, root) = self.create_index_tree(Persistence::of(table.root))?;
         let number = self.next_oid()?;
         self.note_created(txn, number, KIND_INDEX, root)?;
         self.repoint(txn, &index.name, index.oid, |class| {

@@ -527,7 +527,7 @@ impl Database {
     /// so the next open keeps it. [`Database::close`] calls it; a server
     /// that stops with sessions still running calls it last, just before
     /// it exits (a session that then tries to change an unlogged relation
-    /// waits for the exit or fails).
+    /// fails with folio-buffer's `Sealed`).
     pub fn seal_unlogged(&self) -> Result<(), DbError> {
         self.unlogged.seal();
         self.unlogged.flush_all()?;
@@ -757,7 +757,11 @@ fn open_unlogged(
     let (name, marker) = (Path::new(UNLOGGED_FILE), Path::new(UNLOGGED_CLEAN));
     let exists =
         |what: &str, path: &Path| (data.exists(what)).map_err(io_error("looking at", path));
-    let whole = exists(UNLOGGED_CLEAN, marker)? && exists(UNLOGGED_FILE, name)?;
+    let (marked, found) = (
+        exists(UNLOGGED_CLEAN, marker)?,
+        exists(UNLOGGED_FILE, name)?,
+    );
+    let whole = marked && found;
     let config = folio_buffer::PoolConfig {
         checksums,
         ..options.pool_config()
@@ -767,7 +771,7 @@ fn open_unlogged(
             (data.open(UNLOGGED_FILE, OpenOptions::EXISTING)).map_err(io_error("opening", name))?;
         BufferPool::open(file, config)?
     } else {
-        if exists(UNLOGGED_FILE, name)? {
+        if found {
             data.remove(UNLOGGED_FILE)
                 .map_err(io_error("removing", name))?;
         }
@@ -775,7 +779,7 @@ fn open_unlogged(
             .map_err(io_error("creating", name))?;
         BufferPool::create(file, config)?
     };
-    if exists(UNLOGGED_CLEAN, marker)? {
+    if marked {
         data.remove(UNLOGGED_CLEAN)
             .map_err(io_error("removing", marker))?;
     }

@@ -211,3 +211,51 @@ fn truncate_and_drop_of_unlogged_tables_use_their_own_pool() {
     db.verify().unwrap();
     db.close().unwrap();
 }
+
+// Proves `ALTER TABLE ... SET LOGGED | SET UNLOGGED` (folio-catalog
+// `Catalog::set_persistence`): the rows and index entries move to the
+// other pool whole; a rolled-back change leaves the table as it was; the
+// old storage goes back to its own pool; and a crash then treats each
+// table by its new persistence (the newly unlogged one emptied, the newly
+// logged one whole).
+#[test]
+fn set_persistence_moves_a_table_and_a_crash_follows_its_new_persistence() {
+    let dir = SimDir::new(SimConfig::seeded(14));
+    let db = Database::create_in(Storage::single(dir.clone()), small_options()).unwrap();
+    create(&db, "was_logged", Persistence::Permanent);
+    create(&db, "was_unlogged", Persistence::Unlogged);
+    insert(&db, "was_logged", 0..300);
+    insert(&db, "was_unlogged", 0..300);
+    let set = |name: &str, persistence: Persistence, commit: bool| {
+        let mut t = db.begin(RC, SYNC).unwrap();
+        let changed = (db.catalog().set_persistence(&mut t, name, persistence)).unwrap();
+        if commit {
+            t.commit().unwrap();
+        } else {
+            t.rollback().unwrap();
+        }
+        changed
+    };
+    assert!(set("was_unlogged", Persistence::Permanent, false));
+    assert_eq!(persistence_of(&db, "was_unlogged"), Persistence::Unlogged);
+    assert!(set("was_logged", Persistence::Unlogged, true));
+    assert!(set("was_unlogged", Persistence::Permanent, true));
+    assert!(!set("was_unlogged", Persistence::Permanent, true));
+    assert_eq!(persistence_of(&db, "was_logged"), Persistence::Unlogged);
+    assert_eq!(persistence_of(&db, "was_unlogged"), Persistence::Permanent);
+    let all: Vec<i32> = (0..300).collect();
+    assert_eq!(ids(&rows_of(&db, "was_logged")), all);
+    assert_eq!(ids(&rows_of(&db, "was_unlogged")), all);
+    db.catalog().reclaim(db.txns()).unwrap();
+    assert_eq!(db.catalog().pending_drops().unwrap(), 0);
+    db.verify().unwrap();
+    db.checkpoint().unwrap();
+    let crashed = dir.crash();
+    drop(db);
+
+    let db = open(&crashed);
+    assert!(rows_of(&db, "was_logged").is_empty());
+    assert_eq!(ids(&rows_of(&db, "was_unlogged")), all);
+    db.verify().unwrap();
+    db.close().unwrap();
+}

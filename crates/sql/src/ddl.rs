@@ -702,13 +702,10 @@ impl Additions {
                 }
             };
             key.check_system_columns()?;
-            if let Some(def) = catalog.table(txn, table)? {
-                if !key.set_columns.is_empty() {
-                    key.check_set_columns(&def)?;
-                }
-                if let Some(referenced) = catalog.table(txn, &key.table)? {
-                    crate::unlogged::check_reference(&def, &referenced)?;
-                }
+            if !key.set_columns.is_empty()
+                && let Some(def) = catalog.table(txn, table)?
+            {
+                key.check_set_columns(&def)?;
             }
             let request = ForeignKeyRequest {
                 name: &name,

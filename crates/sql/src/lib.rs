@@ -183,6 +183,7 @@ mod select_into;
 mod sequences;
 mod server_settings;
 mod session;
+mod set_logged;
 mod set_role_syntax;
 mod set_schema;
 mod set_types;

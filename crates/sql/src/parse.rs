@@ -65,6 +65,7 @@ pub enum Parsed {
     AlterConstraint(AlterConstraint),
     /// `ALTER TABLE t [NO] INHERIT parent` (sqlparser has neither).
     Inherit(crate::inheritance::alter::Inherit),
+    SetLogged(crate::set_logged::SetLogged),
     /// `CREATE MATERIALIZED VIEW ... AS query` (sqlparser's statement)
     /// and whether `WITH NO DATA` left it unpopulated (sqlparser reads no
     /// `WITH [NO] DATA`).
@@ -491,6 +492,12 @@ pub fn statements(sql: &str) -> Result<Vec<Parsed>, SqlError> {
                     && let Some(on) = cluster_on(&plain(&spanned[2..])) =>
             {
                 Parsed::ClusterOn(on)
+            }
+            Some(Keyword::ALTER)
+                if second.and_then(keyword) == Some(Keyword::TABLE)
+                    && let Some(set) = set_logged(&plain(&spanned[2..])) =>
+            {
+                Parsed::SetLogged(set)
             }
             Some(Keyword::ALTER)
                 if second.and_then(keyword) == Some(Keyword::TABLE)
@@ -2403,6 +2410,32 @@ fn cluster_on(tokens: &[Token]) -> Option<ClusterOn> {
         table,
         if_exists,
         index,
+    })
+}
+
+/// `[IF EXISTS] [ONLY] table SET LOGGED | SET UNLOGGED` after `ALTER
+/// TABLE`; `None` for any other ALTER TABLE.
+fn set_logged(tokens: &[Token]) -> Option<crate::set_logged::SetLogged> {
+    use folio_catalog::Persistence;
+    let mut c = Cursor { tokens, at: 0 };
+    let if_exists = c.take_keyword(Keyword::IF) && c.take_keyword(Keyword::EXISTS);
+    c.take_keyword(Keyword::ONLY);
+    let table = c.name().ok()?;
+    if !c.take_word("set") {
+        return None;
+    }
+    let persistence = if c.take_word("logged") {
+        Persistence::Permanent
+    } else if c.take_word("unlogged") {
+        Persistence::Unlogged
+    } else {
+        return None;
+    };
+    c.end().ok()?;
+    Some(crate::set_logged::SetLogged {
+        table,
+        if_exists,
+        persistence,
     })
 }
 

@@ -696,6 +696,7 @@ impl Session {
             | Parsed::RoleGrant(_)
             | Parsed::AlterConstraint(_)
             | Parsed::Inherit(_)
+            | Parsed::SetLogged(_)
             | Parsed::CreateMatview { .. }
             | Parsed::Refresh(_)
             | Parsed::AlterView { .. }
@@ -3449,6 +3450,7 @@ pub(crate) fn run_utility(
         }
         Parsed::RoleGrant(grant) => crate::role_statements::grant_roles(cx, notices, grant),
         Parsed::AlterConstraint(alter) => crate::ddl::alter_constraint(cx, txn, notices, alter),
+        Parsed::SetLogged(set) => crate::set_logged::run(cx, txn, notices, set),
         Parsed::Inherit(alter) => {
             crate::inheritance::alter::inherit(cx, txn, alter)?;
             Ok(Output::command("ALTER TABLE"))

@@ -10,9 +10,10 @@
 //! the nearest kind sqlparser has; nothing else sets it). [`persistence`]
 //! is the one reader of it.
 //!
-//! PostgreSQL's rules kept here: a permanent table's foreign key may not
-//! reference an unlogged table ([`check_reference`]); only a table can be
-//! unlogged (a view: 42P16; an unlogged sequence: 0A000 in folio).
+//! Only a table can be unlogged (a view: 42P16; an unlogged sequence:
+//! 0A000 in folio). That a permanent table's foreign key may not
+//! reference an unlogged table is folio-catalog's rule
+//! (`Catalog::check_reference`).
 
 use crate::error::SqlError;
 use crate::parse::Parsed;
@@ -91,18 +92,4 @@ pub fn persistence(create: &CreateTable) -> Persistence {
 /// Whether table `def` is unlogged.
 pub fn is_unlogged(def: &TableDef) -> bool {
     Persistence::of(def.root) == Persistence::Unlogged
-}
-
-/// A foreign key of `referencing` to `referenced`: a permanent table's
-/// may not reference an unlogged one (its rows could outlive a crash that
-/// empties the referenced table). Temporary tables are refused by
-/// `temp_tables.rs` first.
-pub fn check_reference(referencing: &TableDef, referenced: &TableDef) -> Result<(), SqlError> {
-    match (is_unlogged(referencing), is_unlogged(referenced)) {
-        (false, true) => Err(SqlError::new(
-            "42P16",
-            "constraints on permanent tables may reference only permanent tables",
-        )),
-        _ => Ok(()),
-    }
 }

@@ -127,7 +127,14 @@ pub struct CatalogTrees {
     /// (`descriptions.rs`).
     pub descriptions: Tree,
     pub description_relations: MultiTree,
+    /// Unlogged sequences' values: a tree of the unlogged pool (in its
+    /// own root map, [`UNLOGGED_SEQUENCES_TREE`]), new with its file.
+    pub unlogged_sequences: Tree,
 }
+
+/// The unlogged pool's root-map name of
+/// [`CatalogTrees::unlogged_sequences`].
+pub const UNLOGGED_SEQUENCES_TREE: &str = "folio.unlogged_sequence";
 
 /// The root-map names of [`CatalogTrees`], in field order.
 pub const CATALOG_TREE_NAMES: [&str; 12] = [
@@ -285,7 +292,11 @@ impl Catalog {
             oids,
             // Sequence values share the logged tree of the oid counter
             // (keys `s` + oid; the counter's is `next`).
-            sequence_values: crate::sequences::Values::new(trees.oids.clone(), wal.clone()),
+            sequence_values: crate::sequences::Values::new(
+                trees.oids.clone(),
+                wal.clone(),
+                trees.unlogged_sequences,
+            ),
             dropped: trees.dropped,
             storage_guard: RwLock::new(()),
             build_memory: DEFAULT_INDEX_BUILD_MEMORY.into(),

@@ -53,6 +53,7 @@ pub use autovacuum::{
 };
 pub use catalog::{
     CATALOG_TREE_NAMES, Catalog, CatalogTrees, DEFAULT_INDEX_BUILD_MEMORY, FIRST_OID, MAX_NAME_LEN,
+    UNLOGGED_SEQUENCES_TREE,
 };
 pub use constraints::ForeignKeyRequest;
 pub use defs::{

@@ -76,6 +76,13 @@ impl Catalog {
         }
         self.check_change(txn, &table, persistence)?;
         self.rewrite(txn, name, Refill::Rows, Some(persistence))?;
+        // Its sequences (serial, identity, OWNED BY) follow it, as
+        // PostgreSQL 15's.
+        for sequence in self.sequences(txn)? {
+            if sequence.owner.map(|(oid, _)| oid) == Some(table.oid) {
+                self.set_sequence_persistence(txn, &sequence.name, persistence)?;
+            }
+        }
         Ok(true)
     }
 

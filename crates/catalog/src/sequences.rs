@@ -45,6 +45,31 @@
 //! up to `LOG_AHEAD - 1` values follow a crash, and also a restart (the
 //! state is not written back at shutdown; PostgreSQL's is).
 //!
+//! **Unlogged sequences** (`CREATE UNLOGGED SEQUENCE`, an unlogged
+//! table's serial and identity sequences): the class row's `root` is
+//! `UNLOGGED_ROOT` alone (`Persistence::of` decides; a sequence has no
+//! pages), and the value is kept under the same key in the tree of the
+//! unlogged pool's own root map ([`crate::UNLOGGED_SEQUENCES_TREE`]),
+//! written without WAL and with nothing to wait for. A clean stop keeps
+//! that file, so the value goes on as a logged one's; after a crash the
+//! file, and the tree, are new, so every unlogged sequence starts again
+//! from its start, as PostgreSQL's (whose init fork holds the start).
+//!
+//! **Changing persistence** (`ALTER SEQUENCE ... SET LOGGED | UNLOGGED`,
+//! and the sequences of a table that changes): transactional, as a
+//! restart is: the class row moves to the next generation, kept in the
+//! other store. But values go on, and `nextval` takes no lock, so
+//! transactions that still see the old row keep calling it: the new
+//! generation *shares* the old one's in-memory state (one counter, so no
+//! value is handed out twice), and the state's `targets` list both
+//! generations, so every record from then on is written to both stores
+//! (the new store first gets the current value, and the next `nextval`
+//! writes ahead). Whichever row wins, its store covers every value handed
+//! out: a crash after the commit resumes the new store beyond them all.
+//! A rolled-back change leaves its key in the other store, written on
+//! until the next restart of the process (a few bytes, like a rolled-back
+//! restart's); a later restart of the sequence takes a state of its own.
+//!
 //! **Locks.** The map mutex (`Values::states`) is held only to find or
 //! insert a state; a state's mutex is held to compute values and, once
 //! per `LOG_AHEAD` calls, for one tree upsert (a page latch and a WAL
@@ -55,6 +80,7 @@ use crate::catalog::Catalog;
 use crate::codec::{Reader, Writer};
 use crate::defs::{ClassRow, KIND_SEQUENCE};
 use crate::error::CatalogError;
+use crate::persistence::Persistence;
 use folio_btree::Tree;
 use folio_heap::Write;
 use folio_page::{Lsn, PageId};
@@ -115,6 +141,10 @@ pub struct SequenceDef {
     /// Which of its values is current (a transactional restart starts the
     /// next one).
     pub generation: u32,
+    /// Whether its value is logged (`CREATE UNLOGGED SEQUENCE`, the
+    /// sequences of an unlogged table): the one bit of its class row's
+    /// `root` (`Persistence::of`; a sequence has no pages of its own).
+    pub persistence: Persistence,
 }
 
 fn type_name(type_oid: u32) -> &'static str {
@@ -271,16 +301,23 @@ struct State {
     covered_for: SequenceOptions,
     /// Where the WAL must be durable before a covered value leaves.
     durable_at: Lsn,
+    /// The generations (each in its store) every record is written to:
+    /// the state's own, and those of persistence changes that share it
+    /// ("Changing persistence" above).
+    targets: Vec<(u32, Persistence)>,
 }
 
 /// A sequence's oid and generation: which value.
 type Generation = (u64, u32);
 
-/// The values of every sequence: the logged tree and the states.
+/// The values of every sequence: the logged tree, the unlogged one and
+/// the states.
 #[derive(Debug)]
 pub(crate) struct Values {
     tree: Tree,
     wal: Arc<Wal>,
+    /// Unlogged sequences' values (the unlogged pool's own root map).
+    unlogged: Tree,
     /// By sequence oid and generation.
     states: Mutex<HashMap<Generation, Arc<Mutex<State>>>>,
 }
@@ -288,11 +325,11 @@ pub(crate) struct Values {
 /// The key of a sequence's current value in the tree it shares with the
 /// oid counter (whose key is `next`): `s`, its oid, and its generation
 /// unless 0 (so keys written before generations stay valid).
-fn key(def: &SequenceDef) -> Vec<u8> {
+fn key(oid: u64, generation: u32) -> Vec<u8> {
     let mut key = vec![b's'];
-    key.extend_from_slice(&def.oid.to_be_bytes());
-    if def.generation > 0 {
-        key.extend_from_slice(&def.generation.to_be_bytes());
+    key.extend_from_slice(&oid.to_be_bytes());
+    if generation > 0 {
+        key.extend_from_slice(&generation.to_be_bytes());
     }
     key
 }
@@ -302,11 +339,20 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 impl Values {
-    pub(crate) fn new(tree: Tree, wal: Arc<Wal>) -> Values {
+    pub(crate) fn new(tree: Tree, wal: Arc<Wal>, unlogged: Tree) -> Values {
         Values {
             tree,
             wal,
+            unlogged,
             states: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// The tree values of `persistence` are kept in.
+    fn store(&self, persistence: Persistence) -> &Tree {
+        match persistence {
+            Persistence::Permanent => &self.tree,
+            Persistence::Unlogged => &self.unlogged,
         }
     }
 
@@ -315,7 +361,17 @@ impl Values {
         if let Some(s) = states.get(&(def.oid, def.generation)) {
             return Ok(s.clone());
         }
-        let (last, called) = match self.tree.get(&key(def))? {
+        let state = Arc::new(Mutex::new(self.load(def)?));
+        states.insert((def.oid, def.generation), state.clone());
+        Ok(state)
+    }
+
+    /// `def`'s state as its store holds it.
+    fn load(&self, def: &SequenceDef) -> Result<State, CatalogError> {
+        let stored = self
+            .store(def.persistence)
+            .get(&key(def.oid, def.generation))?;
+        let (last, called) = match stored {
             Some(bytes) if bytes.len() == 9 => (
                 i64::from_le_bytes(bytes[..8].try_into().expect("8 bytes")),
                 bytes[8] != 0,
@@ -329,25 +385,33 @@ impl Values {
             }
             None => (def.options.start, false),
         };
-        let state = Arc::new(Mutex::new(State {
+        Ok(State {
             last,
             called,
             covered: 0,
             covered_for: def.options,
             durable_at: Lsn(0),
-        }));
-        states.insert((def.oid, def.generation), state.clone());
-        Ok(state)
+            targets: vec![(def.generation, def.persistence)],
+        })
     }
 
-    /// Writes `(last, called)` as the sequence's value; returns where the
-    /// WAL must be durable for it to be.
-    fn write(&self, def: &SequenceDef, last: i64, called: bool) -> Result<Lsn, CatalogError> {
+    /// Writes `(last, called)` as sequence `oid`'s value under each of
+    /// `state`'s targets (its mutex held); returns where the WAL must be
+    /// durable for them to be (0: none was logged).
+    fn write(&self, oid: u64, state: &State, last: i64, called: bool) -> Result<Lsn, CatalogError> {
         let mut bytes = [0u8; 9];
         bytes[..8].copy_from_slice(&last.to_le_bytes());
         bytes[8] = called as u8;
-        self.tree.upsert(&key(def), &bytes)?;
-        Ok(self.wal.insert_lsn())
+        let mut logged = false;
+        for &(generation, persistence) in &state.targets {
+            self.store(persistence)
+                .upsert(&key(oid, generation), &bytes)?;
+            logged |= persistence == Persistence::Permanent;
+        }
+        Ok(match logged {
+            true => self.wal.insert_lsn(),
+            false => Lsn(0),
+        })
     }
 
     fn durable(&self, lsn: Lsn) -> Result<(), CatalogError> {
@@ -385,7 +449,7 @@ impl Values {
                         None => break,
                     }
                 }
-                s.durable_at = self.write(def, ahead, true)?;
+                s.durable_at = self.write(def.oid, &s, ahead, true)?;
                 s.covered = count;
             }
             s.covered -= 1;
@@ -423,11 +487,54 @@ impl Values {
         let state = self.state(def)?;
         let lsn = {
             let mut s = lock(&state);
-            let lsn = self.write(def, value, called)?;
+            let lsn = self.write(def.oid, &s, value, called)?;
             s.last = value;
             s.called = called;
             s.covered = 0;
             s.covered_for = *o;
+            s.durable_at = lsn;
+            lsn
+        };
+        self.durable(lsn)
+    }
+
+    /// A restart's first value `value` for `def` (its new generation): a
+    /// state of its own, not one a rolled-back persistence change left
+    /// shared under that generation.
+    pub(crate) fn restart(&self, def: &SequenceDef, value: i64) -> Result<(), CatalogError> {
+        let fresh = State {
+            last: value,
+            called: false,
+            covered: 0,
+            covered_for: def.options,
+            durable_at: Lsn(0),
+            targets: vec![(def.generation, def.persistence)],
+        };
+        let fresh = Arc::new(Mutex::new(fresh));
+        lock(&self.states).insert((def.oid, def.generation), fresh);
+        self.set(def, value, false)
+    }
+
+    /// A persistence change's new generation `changed` of `def`'s
+    /// sequence ("Changing persistence" above): it shares `def`'s state,
+    /// so both generations hand out values of one counter, every record
+    /// from now on is written to both stores, and the new store gets the
+    /// current value at once (the next `nextval` writes ahead first).
+    pub(crate) fn change_persistence(
+        &self,
+        def: &SequenceDef,
+        changed: &SequenceDef,
+    ) -> Result<(), CatalogError> {
+        let state = self.state(def)?;
+        lock(&self.states).insert((changed.oid, changed.generation), state.clone());
+        let lsn = {
+            let mut s = lock(&state);
+            let target = (changed.generation, changed.persistence);
+            if !s.targets.contains(&target) {
+                s.targets.push(target);
+            }
+            let lsn = self.write(def.oid, &s, s.last, s.called)?;
+            s.covered = 0;
             s.durable_at = lsn;
             lsn
         };
@@ -459,6 +566,7 @@ impl Catalog {
         options: SequenceOptions,
         owner: Option<(u64, u16)>,
         identity: Option<bool>,
+        persistence: Persistence,
     ) -> Result<SequenceDef, CatalogError> {
         crate::catalog::check_name(name)?;
         if self.relation_exists(txn, name)? {
@@ -469,7 +577,7 @@ impl Catalog {
             oid,
             name: name.to_string(),
             kind: KIND_SEQUENCE,
-            root: PageId(0),
+            root: persistence.stored(PageId(0)),
             table_oid: 0,
             unique: false,
             prefix_free: false,
@@ -617,7 +725,7 @@ impl Catalog {
         let restarted = SequenceDef { generation, ..def };
         let value = value.unwrap_or(def.options.start);
         within(value, &def.options)?;
-        self.sequence_values.set(&restarted, value, false)?;
+        self.sequence_values.restart(&restarted, value)?;
         self.update_sequence_row(
             txn,
             tid,
@@ -627,6 +735,45 @@ impl Catalog {
             },
         )?;
         Ok(restarted)
+    }
+
+    /// `ALTER SEQUENCE name SET LOGGED | SET UNLOGGED` (and a table's
+    /// owned sequences when it changes: `rewrite.rs`): transactionally,
+    /// by moving it to its next generation, kept in the store of
+    /// `persistence` ("Changing persistence" above). Returns whether it
+    /// changed (not when it has `persistence` already).
+    pub fn set_sequence_persistence(
+        &self,
+        txn: &mut Transaction,
+        name: &str,
+        persistence: Persistence,
+    ) -> Result<bool, CatalogError> {
+        let def = self.lock_sequence(txn, name)?;
+        if def.persistence == persistence {
+            return Ok(false);
+        }
+        let (tid, class) = self
+            .class(txn, name)?
+            .ok_or_else(|| CatalogError::NoSuchRelation(name.to_string()))?;
+        let generation = def.generation.checked_add(1).ok_or_else(|| {
+            CatalogError::Corrupt(format!("sequence \"{name}\" was restarted 2^32 times"))
+        })?;
+        let changed = SequenceDef {
+            generation,
+            persistence,
+            ..def.clone()
+        };
+        self.sequence_values.change_persistence(&def, &changed)?;
+        self.update_sequence_row(
+            txn,
+            tid,
+            &ClassRow {
+                generation,
+                root: persistence.stored(PageId(0)),
+                ..class
+            },
+        )?;
+        Ok(true)
     }
 
     /// `ALTER TABLE ... ALTER COLUMN ... SET GENERATED ALWAYS | BY
@@ -766,6 +913,7 @@ pub(crate) fn sequence_def(class: ClassRow) -> Option<SequenceDef> {
         always: class.always,
         identity: class.identity,
         generation: class.generation,
+        persistence: Persistence::of(class.root),
     })
 }
 

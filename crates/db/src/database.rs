@@ -6,7 +6,9 @@ use crate::lock::DirLock;
 use crate::{DbError, Options};
 use folio_btree::{BtreeRedo, KeyForm, MultiTree, RootMap, Tree, TreeKind, VerifyReport};
 use folio_buffer::{BufferPool, Extender};
-use folio_catalog::{Autovacuum, CATALOG_TREE_NAMES, Catalog, CatalogTrees};
+use folio_catalog::{
+    Autovacuum, CATALOG_TREE_NAMES, Catalog, CatalogTrees, UNLOGGED_SEQUENCES_TREE,
+};
 use folio_heap::{HeapRedo, Index, Table};
 use folio_io::{Dir, FsDir, OpenOptions};
 use folio_page::Lsn;
@@ -735,6 +737,7 @@ fn open_catalog(
         dropped: unique(dropped)?,
         descriptions: unique(descriptions)?,
         description_relations: multi(description_relations)?,
+        unlogged_sequences: unlogged_sequences(unlogged)?,
     };
     Ok(Catalog::open(
         pool.clone(),
@@ -742,6 +745,17 @@ fn open_catalog(
         unlogged.clone(),
         trees,
     ))
+}
+
+/// The tree of unlogged sequences' values, in the unlogged pool's own
+/// (unlogged) root map: found in a file kept whole by a clean stop,
+/// created in a new one.
+fn unlogged_sequences(unlogged: &Arc<BufferPool>) -> Result<Tree, DbError> {
+    let roots = RootMap::open(unlogged)?;
+    Ok(match roots.open_tree(UNLOGGED_SEQUENCES_TREE)? {
+        Some(tree) => tree,
+        None => roots.create_tree(UNLOGGED_SEQUENCES_TREE)?,
+    })
 }
 
 /// The pool of unlogged relations over [`UNLOGGED_FILE`]: the file as it

@@ -7,7 +7,8 @@ mod common;
 
 use common::*;
 use folio_db::{
-    Database, Durability, Isolation, LOG_AHEAD, Options, SequenceDef, SequenceRequest, Storage,
+    Database, Durability, Isolation, LOG_AHEAD, Options, Persistence, SequenceDef, SequenceRequest,
+    Storage,
 };
 use folio_io::{SimConfig, SimDir};
 use std::collections::BTreeSet;
@@ -20,9 +21,9 @@ const SYNC: Durability = Durability::Sync;
 fn create(db: &Database, name: &str) -> Result<SequenceDef, folio_db::DbError> {
     let mut t = db.begin(RC, SYNC)?;
     let options = SequenceRequest::default().settle(None)?;
-    let def = db
-        .catalog()
-        .create_sequence(&mut t, name, options, None, None)?;
+    let def =
+        db.catalog()
+            .create_sequence(&mut t, name, options, None, None, Persistence::Permanent)?;
     t.commit()?;
     Ok(def)
 }
@@ -51,7 +52,14 @@ fn values_survive_reopen() {
     let mut t = db.begin(RC, SYNC).unwrap();
     let options = SequenceRequest::default().settle(None).unwrap();
     db.catalog()
-        .create_sequence(&mut t, "rolled_back", options, None, None)
+        .create_sequence(
+            &mut t,
+            "rolled_back",
+            options,
+            None,
+            None,
+            Persistence::Permanent,
+        )
         .unwrap();
     t.rollback().unwrap();
     db.close().unwrap();

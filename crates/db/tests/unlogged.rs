@@ -7,10 +7,13 @@
 mod common;
 
 use common::*;
-use folio_db::{ColumnDef, Database, Durability, Isolation, Persistence, Refill, Storage};
+use folio_db::{
+    ColumnDef, Database, Durability, Isolation, LOG_AHEAD, Persistence, Refill, SequenceDef,
+    SequenceRequest, Storage,
+};
 use folio_io::{SimConfig, SimDir};
 use folio_row::{SqlType, Value};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 const RC: Isolation = Isolation::ReadCommitted;
@@ -257,5 +260,138 @@ fn set_persistence_moves_a_table_and_a_crash_follows_its_new_persistence() {
     assert!(rows_of(&db, "was_logged").is_empty());
     assert_eq!(ids(&rows_of(&db, "was_unlogged")), all);
     db.verify().unwrap();
+    db.close().unwrap();
+}
+
+/// Creates sequence `name` of `persistence` with default options.
+fn create_sequence(db: &Database, name: &str, persistence: Persistence) {
+    let mut t = db.begin(RC, SYNC).unwrap();
+    let options = SequenceRequest::default().settle(None).unwrap();
+    (db.catalog())
+        .create_sequence(&mut t, name, options, None, None, persistence)
+        .unwrap();
+    t.commit().unwrap();
+}
+
+/// `n` values of sequence `name` as a new transaction sees it.
+fn next_values(db: &Database, name: &str, n: usize) -> Vec<i64> {
+    let t = db.begin(RC, SYNC).unwrap();
+    let def = db.catalog().sequence(&t, name).unwrap().unwrap();
+    (0..n)
+        .map(|_| db.catalog().next_value(&def).unwrap())
+        .collect()
+}
+
+// Proves unlogged sequences (folio-catalog README "Unlogged relations"):
+// their values write no WAL, go on after a clean close (within the
+// log-ahead gap, as a logged sequence's), and start again from the start
+// after a crash, while a logged sequence beside them goes on beyond every
+// value it handed out.
+#[test]
+fn an_unlogged_sequence_keeps_its_value_through_a_clean_close_and_restarts_after_a_crash() {
+    let dir = SimDir::new(SimConfig::seeded(15));
+    let db = Database::create_in(Storage::single(dir.clone()), small_options()).unwrap();
+    create_sequence(&db, "logged", Persistence::Permanent);
+    create_sequence(&db, "unlogged", Persistence::Unlogged);
+    let t = db.begin(RC, SYNC).unwrap();
+    let def = db.catalog().sequence(&t, "unlogged").unwrap().unwrap();
+    drop(t);
+    assert_eq!(def.persistence, Persistence::Unlogged);
+    let before = db.wal().insert_lsn().0;
+    assert_eq!(
+        next_values(&db, "unlogged", 100),
+        (1..=100).collect::<Vec<_>>()
+    );
+    assert_eq!(
+        db.wal().insert_lsn().0,
+        before,
+        "an unlogged sequence logs nothing"
+    );
+    assert_eq!(
+        next_values(&db, "logged", 100),
+        (1..=100).collect::<Vec<_>>()
+    );
+    db.close().unwrap();
+
+    let db = open(&dir);
+    let after_close = next_values(&db, "unlogged", 1)[0];
+    assert!(after_close > 100 && after_close <= 100 + i64::from(LOG_AHEAD));
+    next_values(&db, "logged", 1);
+    db.checkpoint().unwrap();
+    let crashed = dir.crash();
+    drop(db);
+
+    let db = open(&crashed);
+    assert_eq!(next_values(&db, "unlogged", 3), [1, 2, 3]);
+    assert!(next_values(&db, "logged", 1)[0] > 101);
+    db.close().unwrap();
+}
+
+// Proves a sequence's change of persistence (`set_sequence_persistence`,
+// "Changing persistence" in folio-catalog's sequences.rs): while the
+// change is open, calls under the old generation (another transaction)
+// and the new one (the changing transaction) hand out values of one
+// counter, never twice; a rolled-back change leaves the sequence as it
+// was, counting on; and after the change to logged commits, a crash
+// resumes beyond every value handed out under either generation.
+#[test]
+fn a_sequence_persistence_change_shares_one_counter_and_a_crash_follows_it() {
+    let dir = SimDir::new(SimConfig::seeded(16));
+    let db = Database::create_in(Storage::single(dir.clone()), small_options()).unwrap();
+    create_sequence(&db, "s", Persistence::Unlogged);
+    let mut seen = next_values(&db, "s", 10);
+
+    let mut t = db.begin(RC, SYNC).unwrap();
+    let cat = db.catalog();
+    assert!(
+        cat.set_sequence_persistence(&mut t, "s", Persistence::Permanent)
+            .unwrap()
+    );
+    t.rollback().unwrap();
+    seen.extend(next_values(&db, "s", 5));
+
+    let mut t = db.begin(RC, SYNC).unwrap();
+    assert!(
+        cat.set_sequence_persistence(&mut t, "s", Persistence::Permanent)
+            .unwrap()
+    );
+    let changed = cat.sequence(&t, "s").unwrap().unwrap();
+    assert_eq!(changed.persistence, Persistence::Permanent);
+    for _ in 0..40 {
+        seen.extend(next_values(&db, "s", 1));
+        seen.push(cat.next_value(&changed).unwrap());
+    }
+    t.commit().unwrap();
+    seen.extend(next_values(&db, "s", 3));
+    let distinct: BTreeSet<i64> = seen.iter().copied().collect();
+    assert_eq!(
+        distinct.len(),
+        seen.len(),
+        "a value handed out twice: {seen:?}"
+    );
+    let high = *distinct.last().unwrap();
+    // Values a snapshot from before the commit still hands out (the old
+    // generation, past the new one's last record) must be covered in the
+    // new store too.
+    let old = SequenceDef {
+        generation: changed.generation - 1,
+        persistence: Persistence::Unlogged,
+        ..changed.clone()
+    };
+    let mut high = high;
+    for _ in 0..(2 * LOG_AHEAD) {
+        high = high.max(cat.next_value(&old).unwrap());
+    }
+    db.checkpoint().unwrap();
+    let crashed = dir.crash();
+    drop(db);
+
+    let db = open(&crashed);
+    let t = db.begin(RC, SYNC).unwrap();
+    let def = db.catalog().sequence(&t, "s").unwrap().unwrap();
+    assert_eq!(def.persistence, Persistence::Permanent);
+    let next = db.catalog().next_value(&def).unwrap();
+    assert!(next > high, "{next} after {high}");
+    drop(t);
     db.close().unwrap();
 }

@@ -258,6 +258,8 @@ fn owned_sequence(
         request.settle(None)?,
         Some((table.oid, position)),
         identity,
+        // An unlogged table's sequences are unlogged, as PostgreSQL 15's.
+        folio_catalog::Persistence::of(table.root),
     )?;
     // The name as SQL writes it (`s."Mixed_id_seq"`), as PostgreSQL's.
     let quoted = names::stored_written(&sequence, false).replace('\'', "''");

@@ -66,6 +66,9 @@ pub enum Parsed {
     /// `ALTER TABLE t [NO] INHERIT parent` (sqlparser has neither).
     Inherit(crate::inheritance::alter::Inherit),
     SetLogged(crate::set_logged::SetLogged),
+    /// `CREATE UNLOGGED SEQUENCE ...` (`unlogged.rs`): the CREATE
+    /// SEQUENCE as sqlparser reads it without the word.
+    CreateUnloggedSequence(Box<Statement>),
     /// `CREATE MATERIALIZED VIEW ... AS query` (sqlparser's statement)
     /// and whether `WITH NO DATA` left it unpopulated (sqlparser reads no
     /// `WITH [NO] DATA`).
@@ -1651,6 +1654,7 @@ pub(crate) fn alter_sequence(
             restart,
             owned_by,
             renaming: None,
+            persistence: None,
         }),
         _ => Err(SqlError::syntax("syntax error in ALTER SEQUENCE")),
     }
@@ -1695,8 +1699,8 @@ fn parse_one(mut tokens: Vec<TokenWithSpan>, place: &Place<'_>) -> Result<Statem
     }
 }
 
-/// `[IF EXISTS] name RENAME TO new | SET SCHEMA s` (`tokens` after ALTER
-/// SEQUENCE), if it is one of those.
+/// `[IF EXISTS] name RENAME TO new | SET SCHEMA s | SET LOGGED | SET
+/// UNLOGGED` (`tokens` after ALTER SEQUENCE), if it is one of those.
 fn sequence_renaming(tokens: &[Token]) -> Option<Result<crate::sequences::Alter, SqlError>> {
     use crate::sequences::Renaming;
     let mut c = Cursor { tokens, at: 0 };
@@ -1708,13 +1712,24 @@ fn sequence_renaming(tokens: &[Token]) -> Option<Result<crate::sequences::Alter,
     while c.take(&Token::Period) {
         parts.push(c.ident().ok()?);
     }
+    let mut persistence = None;
     let renaming = if c.take_keyword(Keyword::RENAME) {
         if let Err(e) = c.expect_keyword(Keyword::TO) {
             return Some(Err(e));
         }
-        c.ident().map(|n| Renaming::To(names::ident(&n)))
-    } else if c.take_keyword(Keyword::SET) && c.take_keyword(Keyword::SCHEMA) {
-        c.ident().map(|n| Renaming::Schema(names::ident(&n)))
+        c.ident().map(|n| Some(Renaming::To(names::ident(&n))))
+    } else if c.take_keyword(Keyword::SET) {
+        if c.take_keyword(Keyword::SCHEMA) {
+            c.ident().map(|n| Some(Renaming::Schema(names::ident(&n))))
+        } else if c.take_word("logged") {
+            persistence = Some(folio_catalog::Persistence::Permanent);
+            Ok(None)
+        } else if c.take_word("unlogged") {
+            persistence = Some(folio_catalog::Persistence::Unlogged);
+            Ok(None)
+        } else {
+            return None;
+        }
     } else {
         return None;
     };
@@ -1727,7 +1742,8 @@ fn sequence_renaming(tokens: &[Token]) -> Option<Result<crate::sequences::Alter,
             options: Vec::new(),
             restart: None,
             owned_by: None,
-            renaming: Some(renaming),
+            renaming,
+            persistence,
         })
     }))
 }

@@ -23,7 +23,9 @@ use crate::lookups::Lookups;
 use crate::names;
 use crate::output::{Notice, Output};
 use crate::types;
-use folio_catalog::{Catalog, INT2_OID, INT4_OID, INT8_OID, SequenceDef, SequenceRequest};
+use folio_catalog::{
+    Catalog, INT2_OID, INT4_OID, INT8_OID, Persistence, SequenceDef, SequenceRequest,
+};
 use folio_db::Transaction;
 use folio_row::{SqlType, Value};
 use sqlparser::ast::{DataType, Expr, ObjectName, SequenceOptions, Visit, Visitor};
@@ -375,9 +377,39 @@ fn number(e: &Expr) -> Result<i64, SqlError> {
     }
 }
 
-/// `CREATE SEQUENCE [IF NOT EXISTS] name [AS type] [options] [OWNED BY
-/// t.c | NONE]`.
-pub fn create(
+/// `CREATE [UNLOGGED] SEQUENCE ...` as sqlparser read it (not a
+/// temporary one: `temp_tables.rs`), of `persistence`.
+pub fn create_statement(
+    cx: &Ctx<'_>,
+    txn: &mut Transaction,
+    notices: &mut Vec<Notice>,
+    statement: &sqlparser::ast::Statement,
+    persistence: Persistence,
+) -> Result<Output, SqlError> {
+    let sqlparser::ast::Statement::CreateSequence {
+        if_not_exists,
+        name,
+        data_type,
+        sequence_options,
+        owned_by,
+        ..
+    } = statement
+    else {
+        return Err(SqlError::syntax("syntax error in CREATE SEQUENCE"));
+    };
+    let parts = (
+        *if_not_exists,
+        name,
+        data_type.as_ref(),
+        &sequence_options[..],
+        owned_by.as_ref(),
+    );
+    create(cx, txn, notices, parts, persistence)
+}
+
+/// `CREATE [UNLOGGED] SEQUENCE [IF NOT EXISTS] name [AS type] [options]
+/// [OWNED BY t.c | NONE]`.
+fn create(
     cx: &Ctx<'_>,
     txn: &mut Transaction,
     notices: &mut Vec<Notice>,
@@ -388,6 +420,7 @@ pub fn create(
         &[SequenceOptions],
         Option<&ObjectName>,
     ),
+    persistence: Persistence,
 ) -> Result<Output, SqlError> {
     let name = names::relation(name)?;
     let catalog = cx.db.catalog();
@@ -403,7 +436,7 @@ pub fn create(
         None => None,
         Some(o) => owner(cx, txn, &name, o)?,
     };
-    catalog.create_sequence(txn, &name, settled, owner, None)?;
+    catalog.create_sequence(txn, &name, settled, owner, None, persistence)?;
     Ok(Output::command("CREATE SEQUENCE"))
 }
 
@@ -580,6 +613,8 @@ pub struct Alter {
     pub owned_by: Option<ObjectName>,
     /// `RENAME TO new` or `SET SCHEMA s` (then nothing else is given).
     pub renaming: Option<Renaming>,
+    /// `SET LOGGED | SET UNLOGGED` (then nothing else is given).
+    pub persistence: Option<Persistence>,
 }
 
 /// `ALTER SEQUENCE s RENAME TO new | SET SCHEMA schema`.
@@ -608,6 +643,15 @@ pub fn alter(
     }
     if let Some(renaming) = &alter.renaming {
         rename(cx, txn, &name, renaming)?;
+        return Ok(Output::command("ALTER SEQUENCE"));
+    }
+    if let Some(persistence) = alter.persistence {
+        let def =
+            (catalog.sequence(txn, &name)?).ok_or_else(|| SqlError::undefined_table(&name))?;
+        crate::privileges::check_owner(cx, def.oid, &name, "sequence")?;
+        if catalog.set_sequence_persistence(txn, &name, persistence)? {
+            cx.relations.ddl();
+        }
         return Ok(Output::command("ALTER SEQUENCE"));
     }
     change(cx, txn, &name, alter)?;

@@ -697,6 +697,7 @@ impl Session {
             | Parsed::AlterConstraint(_)
             | Parsed::Inherit(_)
             | Parsed::SetLogged(_)
+            | Parsed::CreateUnloggedSequence(_)
             | Parsed::CreateMatview { .. }
             | Parsed::Refresh(_)
             | Parsed::AlterView { .. }
@@ -3163,23 +3164,13 @@ pub(crate) fn run_with_params(
             crate::policy_statements::run(cx, txn, notices, statement)
         }
         Statement::CreateSequence {
-            temporary: false,
-            if_not_exists,
-            name,
-            data_type,
-            sequence_options,
-            owned_by,
-        } => sequences::create(
+            temporary: false, ..
+        } => sequences::create_statement(
             cx,
             txn,
             notices,
-            (
-                *if_not_exists,
-                name,
-                data_type.as_ref(),
-                sequence_options,
-                owned_by.as_ref(),
-            ),
+            statement,
+            folio_catalog::Persistence::Permanent,
         ),
         Statement::Drop {
             object_type: sqlparser::ast::ObjectType::Sequence,
@@ -3451,6 +3442,16 @@ pub(crate) fn run_utility(
         Parsed::RoleGrant(grant) => crate::role_statements::grant_roles(cx, notices, grant),
         Parsed::AlterConstraint(alter) => crate::ddl::alter_constraint(cx, txn, notices, alter),
         Parsed::SetLogged(set) => crate::set_logged::run(cx, txn, notices, set),
+        Parsed::CreateUnloggedSequence(create) => {
+            crate::privileges::check_utility(cx, txn, create)?;
+            sequences::create_statement(
+                cx,
+                txn,
+                notices,
+                create,
+                folio_catalog::Persistence::Unlogged,
+            )
+        }
         Parsed::Inherit(alter) => {
             crate::inheritance::alter::inherit(cx, txn, alter)?;
             Ok(Output::command("ALTER TABLE"))

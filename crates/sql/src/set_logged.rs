@@ -1,10 +1,11 @@
 //! `ALTER TABLE [IF EXISTS] [ONLY] name SET LOGGED | SET UNLOGGED`: a
 //! table's rows and indexes rewritten into storage of the other
 //! persistence (folio-catalog `Catalog::set_persistence`, which also
-//! keeps the foreign-key rule). PostgreSQL's refusals are kept here: a
-//! temporary table (42P16), a view, materialized view, index or sequence
-//! (42809; folio has no unlogged sequences). A table that has the
-//! persistence already, or a partitioned table, is left as it is.
+//! keeps the foreign-key rule), its sequences with it; a sequence named
+//! here changes alone (as `ALTER SEQUENCE ... SET LOGGED`). PostgreSQL's
+//! refusals are kept here: a temporary table (42P16), a view,
+//! materialized view or index (42809). A table that has the persistence
+//! already, or a partitioned table, is left as it is.
 
 use crate::context::Ctx;
 use crate::error::SqlError;
@@ -49,6 +50,14 @@ pub fn run(
         }
         None => return Err(SqlError::undefined_table(&set.table)),
         Some((oid, 'r')) => oid,
+        // (PostgreSQL's ALTER TABLE takes a sequence too.)
+        Some((oid, 'S')) => {
+            crate::privileges::check_owner(cx, oid, bare, "sequence")?;
+            if (cx.db.catalog()).set_sequence_persistence(txn, &resolved, set.persistence)? {
+                cx.relations.ddl();
+            }
+            return Ok(done);
+        }
         Some((_, kind)) => {
             return Err(SqlError::new(
                 "42809",

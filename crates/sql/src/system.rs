@@ -2251,7 +2251,7 @@ fn index_class_row(spaces: &Namespaces, index: &IndexDef, partitioned: bool) -> 
 }
 
 fn sequence_class_row(spaces: &Namespaces, sequence: &SequenceDef) -> Vec<Value> {
-    class_row(ClassRow {
+    let mut row = class_row(ClassRow {
         oid: sequence.oid as i64,
         name: folio_catalog::unqualified(&sequence.name),
         namespace: spaces.of(&sequence.name),
@@ -2262,7 +2262,11 @@ fn sequence_class_row(spaces: &Namespaces, sequence: &SequenceDef) -> Vec<Value>
         has_index: false,
         has_triggers: false,
         populated: true,
-    })
+    });
+    if sequence.persistence == folio_catalog::Persistence::Unlogged {
+        row[15] = Value::Text("u".into());
+    }
+    row
 }
 
 /// The `pg_attribute` rows of an index's or a view's `columns`, numbered

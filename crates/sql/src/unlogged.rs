@@ -10,8 +10,9 @@
 //! the nearest kind sqlparser has; nothing else sets it). [`persistence`]
 //! is the one reader of it.
 //!
-//! Only a table can be unlogged (a view: 42P16; an unlogged sequence:
-//! 0A000 in folio). That a permanent table's foreign key may not
+//! A table or a sequence can be unlogged (`CREATE UNLOGGED SEQUENCE`
+//! becomes `Parsed::CreateUnloggedSequence`; a view: 42P16). That a
+//! permanent table's foreign key may not
 //! reference an unlogged table is folio-catalog's rule
 //! (`Catalog::check_reference`).
 
@@ -48,9 +49,21 @@ pub fn take(tokens: &mut Vec<TokenWithSpan>) -> bool {
     }
 }
 
-/// Marks the CREATE TABLE `parsed` holds as unlogged; anything else
-/// cannot be.
+/// Marks the CREATE TABLE or CREATE SEQUENCE `parsed` holds as unlogged;
+/// anything else cannot be.
 pub fn mark(parsed: &mut Parsed) -> Result<(), SqlError> {
+    if let Parsed::Sql(statement) = parsed
+        && matches!(
+            **statement,
+            Statement::CreateSequence {
+                temporary: false,
+                ..
+            }
+        )
+    {
+        *parsed = Parsed::CreateUnloggedSequence(statement.clone());
+        return Ok(());
+    }
     let statement = match parsed {
         Parsed::Sql(s)
         | Parsed::CreatePartitioned { create: s, .. }
@@ -65,7 +78,6 @@ pub fn mark(parsed: &mut Parsed) -> Result<(), SqlError> {
             Ok(())
         }
         Statement::CreateView { .. } => Err(no_storage("views")),
-        Statement::CreateSequence { .. } => Err(SqlError::unsupported("CREATE UNLOGGED SEQUENCE")),
         _ => Err(near_unlogged()),
     }
 }

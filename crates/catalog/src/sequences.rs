@@ -667,9 +667,7 @@ impl Catalog {
         owner: Option<(u64, u16)>,
     ) -> Result<(), CatalogError> {
         self.lock_sequence(txn, name)?;
-        let (tid, class) = self
-            .class(txn, name)?
-            .ok_or_else(|| CatalogError::NoSuchRelation(name.to_string()))?;
+        let (tid, class) = self.sequence_row(txn, name)?;
         self.update_sequence_row(txn, tid, &owned_by(class, owner))
     }
 
@@ -691,9 +689,7 @@ impl Catalog {
             let (value, _, _) = self.sequence_values.state_of(&def)?;
             within(value, &options)?;
         }
-        let (tid, class) = self
-            .class(txn, name)?
-            .ok_or_else(|| CatalogError::NoSuchRelation(name.to_string()))?;
+        let (tid, class) = self.sequence_row(txn, name)?;
         self.update_sequence_row(
             txn,
             tid,
@@ -716,12 +712,8 @@ impl Catalog {
         value: Option<i64>,
     ) -> Result<SequenceDef, CatalogError> {
         let def = self.lock_sequence(txn, name)?;
-        let (tid, class) = self
-            .class(txn, name)?
-            .ok_or_else(|| CatalogError::NoSuchRelation(name.to_string()))?;
-        let generation = def.generation.checked_add(1).ok_or_else(|| {
-            CatalogError::Corrupt(format!("sequence \"{name}\" was restarted 2^32 times"))
-        })?;
+        let (tid, class) = self.sequence_row(txn, name)?;
+        let generation = next_generation(&def)?;
         let restarted = SequenceDef { generation, ..def };
         let value = value.unwrap_or(def.options.start);
         within(value, &def.options)?;
@@ -752,12 +744,8 @@ impl Catalog {
         if def.persistence == persistence {
             return Ok(false);
         }
-        let (tid, class) = self
-            .class(txn, name)?
-            .ok_or_else(|| CatalogError::NoSuchRelation(name.to_string()))?;
-        let generation = def.generation.checked_add(1).ok_or_else(|| {
-            CatalogError::Corrupt(format!("sequence \"{name}\" was restarted 2^32 times"))
-        })?;
+        let (tid, class) = self.sequence_row(txn, name)?;
+        let generation = next_generation(&def)?;
         let changed = SequenceDef {
             generation,
             persistence,
@@ -787,9 +775,7 @@ impl Catalog {
         always: bool,
     ) -> Result<SequenceDef, CatalogError> {
         let def = self.lock_sequence(txn, name)?;
-        let (tid, class) = self
-            .class(txn, name)?
-            .ok_or_else(|| CatalogError::NoSuchRelation(name.to_string()))?;
+        let (tid, class) = self.sequence_row(txn, name)?;
         self.update_sequence_row(txn, tid, &ClassRow { always, ..class })?;
         Ok(SequenceDef { always, ..def })
     }
@@ -827,6 +813,15 @@ impl Catalog {
             self.classes.delete(txn, tid)?;
             self.drop_descriptions(txn, oid, |_| true)
         })
+    }
+
+    /// Sequence `name`'s class row (locked by the caller) and where it is.
+    fn sequence_row(
+        &self,
+        txn: &Transaction,
+        name: &str,
+    ) -> Result<(folio_heap::Tid, ClassRow), CatalogError> {
+        (self.class(txn, name)?).ok_or_else(|| CatalogError::NoSuchRelation(name.to_string()))
     }
 
     /// Replaces sequence `changed.name`'s locked class row at `tid`.
@@ -878,6 +873,16 @@ impl Catalog {
     ) -> Result<(), CatalogError> {
         self.sequence_values.set(def, value, called)
     }
+}
+
+/// The generation after `def`'s (a restart's, a persistence change's).
+fn next_generation(def: &SequenceDef) -> Result<u32, CatalogError> {
+    def.generation.checked_add(1).ok_or_else(|| {
+        CatalogError::Corrupt(format!(
+            "sequence \"{}\" was restarted 2^32 times",
+            def.name
+        ))
+    })
 }
 
 /// 22023 unless a sequence's value `value` (a RESTART's, or the current

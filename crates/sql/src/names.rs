@@ -108,3 +108,21 @@ pub fn lookup<T: Copy>(table: &[(&'static str, T)], name: &str) -> Option<T> {
 pub fn name_in<T: PartialEq>(table: &[(&'static str, T)], value: &T) -> Option<&'static str> {
     table.iter().find(|(_, v)| v == value).map(|(n, _)| *n)
 }
+
+/// The rest of a quoted identifier written in text (a setting's value,
+/// a `regclass` string), its opening quote taken: the name, `""` read as
+/// one quote, up to and without the closing quote; `None` if the text
+/// ends first.
+pub fn quoted_rest(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) -> Option<String> {
+    let mut name = String::new();
+    loop {
+        match chars.next()? {
+            '"' if chars.peek() == Some(&'"') => {
+                chars.next();
+                name.push('"');
+            }
+            '"' => return Some(name),
+            c => name.push(c),
+        }
+    }
+}

@@ -356,17 +356,7 @@ pub fn name_list(text: &str) -> Result<Vec<String>, SqlError> {
         let mut name = String::new();
         if chars.peek() == Some(&'"') {
             chars.next();
-            loop {
-                match chars.next() {
-                    Some('"') if chars.peek() == Some(&'"') => {
-                        chars.next();
-                        name.push('"');
-                    }
-                    Some('"') => break,
-                    Some(c) => name.push(c),
-                    None => return Err(invalid_name()),
-                }
-            }
+            name = crate::names::quoted_rest(&mut chars).ok_or_else(invalid_name)?;
             if name.is_empty() {
                 return Err(invalid_name());
             }

@@ -41,22 +41,12 @@ pub fn parse_search_path(value: &str) -> Result<Vec<String>, SqlError> {
         let mut item = String::new();
         if chars.peek() == Some(&'"') {
             chars.next();
-            loop {
-                match chars.next() {
-                    Some('"') if chars.peek() == Some(&'"') => {
-                        chars.next();
-                        item.push('"');
-                    }
-                    Some('"') => break,
-                    Some(c) => item.push(c),
-                    None => {
-                        return Err(SqlError::new(
-                            "22023",
-                            "invalid value for parameter \"search_path\": unterminated quote",
-                        ));
-                    }
-                }
-            }
+            item = crate::names::quoted_rest(&mut chars).ok_or_else(|| {
+                SqlError::new(
+                    "22023",
+                    "invalid value for parameter \"search_path\": unterminated quote",
+                )
+            })?;
             while chars.peek().is_some_and(|c| c.is_whitespace()) {
                 chars.next();
             }

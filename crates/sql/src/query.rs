@@ -412,6 +412,34 @@ fn plan_level(cx: &Ctx<'_>, txn: &Transaction, query: &Query) -> Result<Planned,
                 });
             }
             Source::SetOp { .. } => return Err(refuse("UNION/INTERSECT/EXCEPT")),
+            // An inheritance parent's or partitioned table's scans
+            // (`from.rs` `partitions_base`, unlabelled): each branch's
+            // rows locked as it finds them.
+            Source::Derived {
+                label,
+                planned: inner,
+                ..
+            } if label.is_empty() => {
+                if let Some(missing) = of.iter().find(|&of| Some(of) != name.as_ref()) {
+                    return Err(SqlError::new(
+                        "42P01",
+                        format!(
+                            "relation \"{missing}\" in FOR {word} clause not found in FROM clause"
+                        ),
+                    ));
+                }
+                let lock = RowLock {
+                    strength,
+                    wait,
+                    order: Vec::new(),
+                    needed: None,
+                };
+                if !lock_branches(inner, &lock) {
+                    return Err(SqlError::unsupported(format!(
+                        "FOR {word} of a table whose scans are not tables"
+                    )));
+                }
+            }
             _ => {
                 return Err(SqlError::unsupported(format!(
                     "FOR {word} of other than one table (joins, subqueries, functions)"
@@ -420,6 +448,28 @@ fn plan_level(cx: &Ctx<'_>, txn: &Transaction, query: &Query) -> Result<Planned,
         }
     }
     Ok(planned)
+}
+
+/// Puts `lock` on every table scan of `planned`, an inheritance parent's
+/// or partitioned table's branches (the UNION ALL, or run-time pruned
+/// Append, of one scan each); false if one is no table scan.
+fn lock_branches(planned: &mut Planned, lock: &RowLock) -> bool {
+    match &mut planned.source {
+        Source::Table { lock: slot, .. } => {
+            *slot = Some(lock.clone());
+            true
+        }
+        Source::SetOp {
+            left, right, all, ..
+        } if *all => lock_branches(left, lock) && lock_branches(right, lock),
+        Source::Append { branches, .. } => branches.iter_mut().all(|b| lock_branches(b, lock)),
+        Source::Derived {
+            label,
+            planned: inner,
+            ..
+        } if label.is_empty() => lock_branches(inner, lock),
+        _ => false,
+    }
 }
 
 /// Plans a query level whose WITH has recursive or computed CTEs

@@ -1972,10 +1972,10 @@ impl Session {
                 unreachable!("a query returns rows")
             };
             let row_ids = match &with_ids {
-                Some((_, tables)) => crate::cursors::current_of::take_row_ids(
+                Some((_, items)) => crate::cursors::current_of::take_row_ids(
                     &mut rows,
                     &mut columns,
-                    tables,
+                    items,
                     locked,
                 )?,
                 None => crate::cursors::current_of::RowIds {

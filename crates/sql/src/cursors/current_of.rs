@@ -11,12 +11,12 @@
 //!   its rows (README "Cursors"), so each must say which row version it
 //!   was read from. When the cursor's query is a simple scan of one table
 //!   (PostgreSQL's `search_plan_tree`: no join, grouping, aggregate,
-//!   DISTINCT, window, set-returning call, set operation or CTE, and no
-//!   ORDER BY unless FOR UPDATE / SHARE marks the rows), its
-//!   DECLARE runs it with two more select items, the table's `tableoid`
-//!   and `ctid` (each inheritance child's own: `system_columns.rs`), which
-//!   are taken off the rows again and kept as [`RowIds`]: per row, the
-//!   table and tuple id the scan read it at.
+//!   DISTINCT, window, set-returning call, set operation, CTE or ORDER
+//!   BY), or with FOR UPDATE / SHARE for each table it locks (PostgreSQL's
+//!   row marks), its DECLARE runs it with two more select items per such
+//!   table, its `tableoid` and `ctid` (each inheritance child's own:
+//!   `system_columns.rs`), which are taken off the rows again and kept as
+//!   [`RowIds`]: per row, the table and tuple id each was read at.
 //! - **The change** (`change_rows.rs` `Rows::Current`). At each run the
 //!   cursor's current row for the table changed is asked
 //!   (`Cursors::current_row`, which owns PostgreSQL's `execCurrentOf`
@@ -190,22 +190,24 @@ pub struct RowIds {
     /// The query has FOR UPDATE / SHARE (PostgreSQL's row marks: the
     /// errors then name the lock).
     pub locked: bool,
-    /// The tables the scan reads (the table named, its descendants), by
-    /// oid; empty when the cursor is no simple scan of a table.
-    pub tables: Vec<u64>,
-    /// Per held row, the table (oid) and tuple id it was read at; empty
-    /// when `tables` is.
-    pub rows: Vec<(u64, Tid)>,
+    /// The FROM items whose rows are identified (a simple scan's one
+    /// table; with FOR UPDATE / SHARE, each locked table), each as the
+    /// tables its scan reads (the table named, its descendants), by oid.
+    pub items: Vec<Vec<u64>>,
+    /// Per held row, per item, the table (oid) and tuple id it was read
+    /// at.
+    pub rows: Vec<Vec<(u64, Tid)>>,
 }
 
-/// A cursor's query with its rows' ids ([`with_row_ids`]) and the
-/// tables it scans.
-pub type WithRowIds = (Query, Vec<Arc<Relation>>);
+/// A cursor's query with its rows' ids ([`with_row_ids`]) and, per
+/// identified FROM item, the tables it scans.
+pub type WithRowIds = (Query, Vec<Vec<Arc<Relation>>>);
 
-/// The tables a cursor's query `query` scans simply, and its query with
-/// the two items ([`take_row_ids`]) that say where each row was read;
-/// `None` if it is no simple scan of a table (then no row has an
-/// identity).
+/// A cursor's query `query` with two more select items per FROM item
+/// whose rows it can identify ([`take_row_ids`]), and those items'
+/// tables: with FOR UPDATE / SHARE, each locked table of the FROM list
+/// (PostgreSQL's row marks); without, the table of a simple scan. `None`
+/// if no row has an identity.
 pub fn with_row_ids(
     cx: &Ctx<'_>,
     txn: &Transaction,
@@ -217,18 +219,11 @@ pub fn with_row_ids(
     let SetExpr::Select(select) = query.body.as_ref() else {
         return Ok(None);
     };
-    let [from] = select.from.as_slice() else {
-        return Ok(None);
-    };
-    let TableFactor::Table {
-        name,
-        alias,
-        args: None,
-        ..
-    } = &from.relation
-    else {
-        return Ok(None);
-    };
+    let mut factors = Vec::new();
+    for from in &select.from {
+        factors.push(&from.relation);
+        factors.extend(from.joins.iter().map(|j| &j.relation));
+    }
     let grouped = match &select.group_by {
         sqlparser::ast::GroupByExpr::All(_) => true,
         sqlparser::ast::GroupByExpr::Expressions(exprs, _) => !exprs.is_empty(),
@@ -239,12 +234,8 @@ pub fn with_row_ids(
         }
         _ => false,
     });
-    // (An ORDER BY is a sort above the scan, which PostgreSQL does not
-    // look through; with FOR UPDATE the row marks say the rows.)
-    let sorted = query.order_by.is_some() && query.locks.is_empty();
-    if !from.joins.is_empty()
-        || sorted
-        || grouped
+    // (With FOR UPDATE these are refused when the query is planned.)
+    if grouped
         || select.having.is_some()
         || select.distinct.is_some()
         || select.into.is_some()
@@ -253,41 +244,88 @@ pub fn with_row_ids(
     {
         return Ok(None);
     }
-    let Ok(written) = crate::names::relation(name) else {
-        return Ok(None);
-    };
-    let resolved = crate::temp_tables::resolve_name(cx, txn, &written)?;
-    let Ok(relation) = crate::access::relation(cx, txn, &resolved) else {
-        // A view, a CTE, a sequence, a system relation: no heap rows.
-        return Ok(None);
-    };
-    let mut tables = Vec::new();
-    let scanned = match crate::inheritance::syntax::only(name) {
-        true => vec![relation.def.name.clone()],
-        false => crate::inheritance::tree::scans(cx, txn, &relation.def)?,
-    };
-    for table in scanned {
-        let table = crate::access::relation(cx, txn, &table)?;
-        tables.extend(crate::partitions::foreign_keys::leaves(cx, txn, table)?);
-    }
-    let qualifier = match alias {
-        Some(alias) => crate::names::ident(&alias.name),
-        None => match name.0.last() {
-            Some(ObjectNamePart::Identifier(id)) => crate::names::ident(id),
-            _ => return Ok(None),
-        },
+    let identified: Vec<&TableFactor> = if query.locks.is_empty() {
+        // (An ORDER BY is a sort above the scan, which PostgreSQL does
+        // not look through.)
+        if factors.len() != 1 || query.order_by.is_some() {
+            return Ok(None);
+        }
+        factors
+    } else {
+        let mut named = Vec::new();
+        let mut every = false;
+        for clause in &query.locks {
+            match &clause.of {
+                None => every = true,
+                Some(name) => named.extend(
+                    name.0
+                        .last()
+                        .and_then(|p| p.as_ident())
+                        .map(crate::names::ident),
+                ),
+            }
+        }
+        (factors.into_iter())
+            .filter(|f| every || qualifier_of(f).is_some_and(|q| named.contains(&q)))
+            .collect()
     };
     let mut query = query.clone();
-    let SetExpr::Select(select) = query.body.as_mut() else {
-        unreachable!("checked a SELECT above")
-    };
-    for column in ["tableoid", "ctid"] {
-        let parts = vec![Ident::with_quote('"', &qualifier), Ident::new(column)];
-        select
-            .projection
-            .push(SelectItem::UnnamedExpr(Expr::CompoundIdentifier(parts)));
+    let mut items = Vec::new();
+    for factor in identified {
+        let TableFactor::Table {
+            name, args: None, ..
+        } = factor
+        else {
+            return Ok(None);
+        };
+        let Ok(written) = crate::names::relation(name) else {
+            return Ok(None);
+        };
+        let resolved = crate::temp_tables::resolve_name(cx, txn, &written)?;
+        let Ok(relation) = crate::access::relation(cx, txn, &resolved) else {
+            // A view, a CTE, a sequence, a system relation: no heap rows.
+            return Ok(None);
+        };
+        let Some(qualifier) = qualifier_of(factor) else {
+            return Ok(None);
+        };
+        let mut tables = Vec::new();
+        let scanned = match crate::inheritance::syntax::only(name) {
+            true => vec![relation.def.name.clone()],
+            false => crate::inheritance::tree::scans(cx, txn, &relation.def)?,
+        };
+        for table in scanned {
+            let table = crate::access::relation(cx, txn, &table)?;
+            tables.extend(crate::partitions::foreign_keys::leaves(cx, txn, table)?);
+        }
+        items.push(tables);
+        let SetExpr::Select(select) = query.body.as_mut() else {
+            unreachable!("checked a SELECT above")
+        };
+        for column in ["tableoid", "ctid"] {
+            let parts = vec![Ident::with_quote('"', &qualifier), Ident::new(column)];
+            select
+                .projection
+                .push(SelectItem::UnnamedExpr(Expr::CompoundIdentifier(parts)));
+        }
     }
-    Ok(Some((query, tables)))
+    if items.is_empty() {
+        return Ok(None);
+    }
+    Ok(Some((query, items)))
+}
+
+/// The name a FROM item's columns are qualified with: its alias, else a
+/// table's bare name.
+fn qualifier_of(factor: &TableFactor) -> Option<String> {
+    match factor {
+        TableFactor::Table { alias: Some(a), .. } => Some(crate::names::ident(&a.name)),
+        TableFactor::Table { name, .. } => match name.0.last() {
+            Some(ObjectNamePart::Identifier(id)) => Some(crate::names::ident(id)),
+            _ => None,
+        },
+        _ => None,
+    }
 }
 
 /// Whether `expr` calls a window function.
@@ -300,42 +338,52 @@ fn has_window(expr: &Expr) -> bool {
     .is_break()
 }
 
-/// Takes the two items [`with_row_ids`] added off each of `rows` and off
-/// `columns`: where each row was read, its `ctid` (a block's position in
-/// the table's pages) made the tuple id again while the pages are as the
-/// scan numbered them (the DECLARE's transaction, right after its run).
+/// Takes the items [`with_row_ids`] added (two per identified FROM
+/// item, whose tables `items` gives) off each of `rows` and off
+/// `columns`: where each row was read, each `ctid` (a block's position
+/// in the table's pages) made the tuple id again while the pages are as
+/// the scan numbered them (the DECLARE's transaction, right after its
+/// run). A row an item gave none of (NULL) is not identified: 0A000.
 pub fn take_row_ids(
     rows: &mut [Vec<Value>],
     columns: &mut Vec<Column>,
-    tables: &[Arc<Relation>],
+    items: &[Vec<Arc<Relation>>],
     locked: bool,
 ) -> Result<RowIds, SqlError> {
-    columns.truncate(columns.len().saturating_sub(2));
-    let fillers = (tables.iter())
+    let width = 2 * items.len();
+    columns.truncate(columns.len().saturating_sub(width));
+    let fillers = (items.iter().flatten())
         .map(|t| Ok((t.def.oid, crate::system_columns::Filler::of(t)?)))
         .collect::<Result<Vec<_>, SqlError>>()?;
     let mut ids = Vec::with_capacity(rows.len());
     for row in rows.iter_mut() {
-        let ctid = row.pop();
-        let tableoid = row.pop();
-        let (Some(Value::Oid(oid)), Some(Value::Tid(block, offset))) = (tableoid, ctid) else {
-            return Err(SqlError::new("XX000", "a cursor's row lost its row id"));
-        };
-        let oid = u64::from(oid);
-        let tid = (fillers.iter())
-            .find(|(o, _)| *o == oid)
-            .and_then(|(_, filler)| filler.tid_at(block, offset))
-            .ok_or_else(|| {
-                SqlError::new(
-                    "XX000",
-                    format!("a cursor's row ({block},{offset}) is on no page"),
-                )
-            })?;
-        ids.push((oid, tid));
+        let added = row.split_off(row.len().saturating_sub(width));
+        let mut row_ids = Vec::with_capacity(items.len());
+        for pair in added.chunks_exact(2) {
+            let [Value::Oid(oid), Value::Tid(block, offset)] = pair else {
+                return Err(SqlError::unsupported(
+                    "a cursor whose locked rows may be NULL-extended",
+                ));
+            };
+            let oid = u64::from(*oid);
+            let tid = (fillers.iter())
+                .find(|(o, _)| *o == oid)
+                .and_then(|(_, filler)| filler.tid_at(*block, *offset))
+                .ok_or_else(|| {
+                    SqlError::new(
+                        "XX000",
+                        format!("a cursor's row ({block},{offset}) is on no page"),
+                    )
+                })?;
+            row_ids.push((oid, tid));
+        }
+        ids.push(row_ids);
     }
     Ok(RowIds {
         locked,
-        tables: tables.iter().map(|t| t.def.oid).collect(),
+        items: (items.iter())
+            .map(|tables| tables.iter().map(|t| t.def.oid).collect())
+            .collect(),
         rows: ids,
     })
 }

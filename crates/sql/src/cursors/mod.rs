@@ -255,17 +255,28 @@ impl Cursors {
         }
         let ids = &cursor.row_ids;
         let oid = table.def.oid;
-        if !ids.tables.contains(&oid) {
-            let table = folio_catalog::unqualified(&table.def.name);
-            return Err(invalid(&match ids.locked {
-                true => format!("does not have a FOR UPDATE/SHARE reference to table \"{table}\""),
-                false => format!("is not a simply updatable scan of table \"{table}\""),
-            }));
-        }
+        let table = folio_catalog::unqualified(&table.def.name);
+        let mut items = (ids.items.iter().enumerate()).filter(|(_, tables)| tables.contains(&oid));
+        let item = match (items.next(), items.next()) {
+            (Some((item, _)), None) => item,
+            (Some(_), Some(_)) => {
+                return Err(invalid(&format!(
+                    "has multiple FOR UPDATE/SHARE references to table \"{table}\""
+                )));
+            }
+            (None, _) => {
+                return Err(invalid(&match ids.locked {
+                    true => {
+                        format!("does not have a FOR UPDATE/SHARE reference to table \"{table}\"")
+                    }
+                    false => format!("is not a simply updatable scan of table \"{table}\""),
+                }));
+            }
+        };
         let Some(row) = cursor.position.current() else {
             return Err(invalid("is not positioned on a row"));
         };
-        let (read_in, tid) = ids.rows[row];
+        let (read_in, tid) = ids.rows[row][item];
         Ok((read_in == oid).then_some(tid))
     }
 

@@ -53,6 +53,18 @@ pub enum Rows {
     },
     /// The join of the other items and the target.
     Joined(Box<Joined>),
+    /// `WHERE CURRENT OF cursor` (`cursors/current_of.rs`): the row the
+    /// cursor stands on, if it is the target's, in the version the
+    /// transaction sees; `filter` (other conjuncts: a policy's) tested on
+    /// it.
+    Current {
+        cursor: String,
+        filter: Vec<Scalar>,
+        /// The target's row's column types (its system columns' too).
+        types: Vec<SqlType>,
+        /// The statement names a system column.
+        system: bool,
+    },
 }
 
 /// The join of a change's other items and its target.
@@ -181,6 +193,23 @@ impl<'a> Target<'a> {
 
     /// Plans how the rows where `selection` holds are found.
     pub fn rows(self, cx: &Ctx<'_>, selection: Option<&Expr>) -> Result<Rows, SqlError> {
+        if let (Some(cursor), rest) = crate::cursors::current_of::split(selection) {
+            if self.clause.is_some() {
+                // (PostgreSQL's grammar allows it; its planner cannot
+                // join a TID scan of the cursor's row to other items.)
+                return Err(SqlError::unsupported("WHERE CURRENT OF with FROM or USING"));
+            }
+            let filter = match &rest {
+                Some(e) => scalar::bind(e, &self.scope)?.conjuncts(),
+                None => Vec::new(),
+            };
+            return Ok(Rows::Current {
+                cursor,
+                filter,
+                types: self.scope.types(),
+                system: self.scope.tables[0].system > 0,
+            });
+        }
         let filter = match selection {
             Some(e) => scalar::bind(e, &self.scope)?.conjuncts(),
             None => Vec::new(),
@@ -267,6 +296,22 @@ impl Rows {
                 })?;
                 Ok((out, FindCounts::Joined(counts)))
             }
+            Rows::Current {
+                cursor,
+                filter,
+                system,
+                ..
+            } => {
+                let found = current_version(txn, relation, cursor, *system)?;
+                let mut out = Vec::new();
+                if let Some(selected) = found
+                    && scan::accepts(filter, &seen(&[], &selected.row, &selected.system), env)?
+                {
+                    out.push(selected);
+                }
+                let counts = scan::ScanCounts::default();
+                Ok((out, FindCounts::Scan(counts)))
+            }
         }
     }
 
@@ -329,7 +374,9 @@ impl Rows {
     ) -> Result<bool, SqlError> {
         let seen = seen(others, newer, system);
         match self {
-            Rows::Scan { filter, .. } => scan::accepts(filter, &seen, env),
+            Rows::Scan { filter, .. } | Rows::Current { filter, .. } => {
+                scan::accepts(filter, &seen, env)
+            }
             Rows::Joined(joined) => scan::accepts(&joined.recheck, &seen, env),
         }
     }
@@ -338,7 +385,7 @@ impl Rows {
     /// has other items (for EXPLAIN).
     pub fn joined(&self) -> Option<(&Source, &Scope)> {
         match self {
-            Rows::Scan { .. } => None,
+            Rows::Scan { .. } | Rows::Current { .. } => None,
             Rows::Joined(joined) => Some((&joined.source, &joined.scope)),
         }
     }
@@ -346,7 +393,7 @@ impl Rows {
     /// The types of the row the expressions see.
     pub fn row_types(&self) -> &[SqlType] {
         match self {
-            Rows::Scan { types, .. } => types,
+            Rows::Scan { types, .. } | Rows::Current { types, .. } => types,
             Rows::Joined(joined) => &joined.types,
         }
     }
@@ -355,6 +402,11 @@ impl Rows {
     pub fn param_types(&self, types: &mut [Option<SqlType>]) {
         match self {
             Rows::Scan {
+                filter,
+                types: row_types,
+                ..
+            }
+            | Rows::Current {
                 filter,
                 types: row_types,
                 ..
@@ -372,7 +424,7 @@ impl Rows {
     /// The relations the join reads (none but the target's without it).
     pub fn relations(&self) -> Vec<&Arc<Relation>> {
         match self {
-            Rows::Scan { .. } => Vec::new(),
+            Rows::Scan { .. } | Rows::Current { .. } => Vec::new(),
             Rows::Joined(joined) => joined.source.relations(),
         }
     }
@@ -389,4 +441,33 @@ pub fn seen<'r>(others: &[Value], row: &'r [Value], system: &[Value]) -> Cow<'r,
     joined.extend_from_slice(row);
     joined.extend_from_slice(system);
     Cow::Owned(joined)
+}
+
+/// The row cursor `cursor` stands on, if it is `relation`'s, in the
+/// version `txn` sees (`cursors/current_of.rs`), with its system columns
+/// if the statement names one (`system`).
+fn current_version(
+    txn: &Transaction,
+    relation: &Relation,
+    cursor: &str,
+    system: bool,
+) -> Result<Option<Selected>, SqlError> {
+    let store = crate::cursors::current().ok_or_else(|| crate::cursors::missing(cursor))?;
+    let Some(tid) = store.cursors.current_row(cursor, relation)? else {
+        return Ok(None);
+    };
+    let Some((tid, bytes)) = crate::cursors::current_of::latest_visible(txn, relation, tid)? else {
+        return Ok(None);
+    };
+    let row = relation.decode(txn, &bytes)?;
+    let mut columns = Vec::new();
+    if system {
+        crate::system_columns::Filler::of(relation)?.append(relation, tid, &mut columns)?;
+    }
+    Ok(Some(Selected {
+        tid,
+        row,
+        others: Vec::new(),
+        system: columns,
+    }))
 }

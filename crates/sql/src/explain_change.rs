@@ -392,8 +392,12 @@ fn rows_node(
             .find(|(at, _, _)| *at == address(rows))
             .map(|(_, n, counts)| (*n, counts))
     });
-    let Rows::Scan { scan, .. } = rows else {
-        return Ok(joined_node(rows, needed, ran.map(|_| noted)));
+    let scan = match rows {
+        Rows::Scan { scan, .. } => scan,
+        Rows::Current { .. } => {
+            return Err(SqlError::unsupported("EXPLAIN of WHERE CURRENT OF"));
+        }
+        Rows::Joined(_) => return Ok(joined_node(rows, needed, ran.map(|_| noted))),
     };
     let found = ran.map(|_| match noted {
         Some((n, FindCounts::Scan(scanned))) => (n, Some(*scanned)),

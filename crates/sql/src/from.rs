@@ -454,13 +454,13 @@ pub enum JoinKind {
 impl JoinKind {
     /// Whether the rows joined so far (the left side) keep their unmatched
     /// rows.
-    fn keeps_left(self) -> bool {
+    pub(crate) fn keeps_left(self) -> bool {
         matches!(self, JoinKind::Left | JoinKind::Full)
     }
 
     /// Whether the new item's rows (the right side) keep their unmatched
     /// rows.
-    fn keeps_right(self) -> bool {
+    pub(crate) fn keeps_right(self) -> bool {
         matches!(self, JoinKind::Right | JoinKind::Full)
     }
 

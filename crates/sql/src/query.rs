@@ -412,6 +412,61 @@ fn plan_level(cx: &Ctx<'_>, txn: &Transaction, query: &Query) -> Result<Planned,
                 });
             }
             Source::SetOp { .. } => return Err(refuse("UNION/INTERSECT/EXCEPT")),
+            // An inheritance parent's or partitioned table's scans
+            // (`from.rs` `partitions_base`, unlabelled): each branch's
+            // rows locked as it finds them.
+            Source::Derived {
+                label,
+                planned: inner,
+                ..
+            } if label.is_empty() => {
+                if let Some(missing) = of.iter().find(|&of| Some(of) != name.as_ref()) {
+                    return Err(SqlError::new(
+                        "42P01",
+                        format!(
+                            "relation \"{missing}\" in FOR {word} clause not found in FROM clause"
+                        ),
+                    ));
+                }
+                let lock = RowLock {
+                    strength,
+                    wait,
+                    order: Vec::new(),
+                    needed: None,
+                };
+                if !lock_branches(inner, &lock) {
+                    return Err(SqlError::unsupported(format!(
+                        "FOR {word} of a table whose scans are not tables"
+                    )));
+                }
+            }
+            Source::Join { .. } => {
+                let tables = &planned.scope.tables;
+                if let Some(missing) = of
+                    .iter()
+                    .find(|&of| !tables.iter().any(|t| t.qualifier == *of))
+                {
+                    return Err(SqlError::new(
+                        "42P01",
+                        format!(
+                            "relation \"{missing}\" in FOR {word} clause not found in FROM clause"
+                        ),
+                    ));
+                }
+                let lock = RowLock {
+                    strength,
+                    wait,
+                    order: Vec::new(),
+                    needed: None,
+                };
+                let at = JoinLock {
+                    scope: &planned.scope,
+                    of: &of,
+                    lock: &lock,
+                    word,
+                };
+                at.put(&mut planned.source, 0, false)?;
+            }
             _ => {
                 return Err(SqlError::unsupported(format!(
                     "FOR {word} of other than one table (joins, subqueries, functions)"
@@ -420,6 +475,96 @@ fn plan_level(cx: &Ctx<'_>, txn: &Transaction, query: &Query) -> Result<Planned,
         }
     }
     Ok(planned)
+}
+
+/// FOR UPDATE / SHARE over a join: the scans of the FROM items it names
+/// (`of`; empty: all) lock each row they find, before the join (so rows
+/// that join nothing are locked too, where PostgreSQL locks the joined
+/// rows only).
+struct JoinLock<'a> {
+    scope: &'a Scope,
+    of: &'a [String],
+    lock: &'a RowLock,
+    word: &'static str,
+}
+
+impl JoinLock<'_> {
+    /// Locks the named items under `source`, whose first column is at
+    /// `offset` of the joined row; `nullable`: an outer join may
+    /// NULL-extend it (PostgreSQL's 0A000 for a lock there).
+    fn put(&self, source: &mut Source, offset: usize, nullable: bool) -> Result<(), SqlError> {
+        if let Source::Join {
+            kind,
+            left,
+            right,
+            right_offset,
+            ..
+        } = source
+        {
+            let right_offset = *right_offset;
+            self.put(left, offset, nullable || kind.keeps_right())?;
+            return self.put(right, right_offset, nullable || kind.keeps_left());
+        }
+        let Some(table) = self.scope.tables.iter().find(|t| t.offset == offset) else {
+            return Err(SqlError::unsupported(format!(
+                "FOR {} of this join",
+                self.word
+            )));
+        };
+        if !self.of.is_empty() && !self.of.contains(&table.qualifier) {
+            return Ok(());
+        }
+        if nullable {
+            return Err(SqlError::new(
+                "0A000",
+                format!(
+                    "FOR {} cannot be applied to the nullable side of an outer join",
+                    self.word
+                ),
+            ));
+        }
+        let locked = match source {
+            Source::Table { lock: slot, .. } => {
+                *slot = Some(self.lock.clone());
+                true
+            }
+            Source::Derived {
+                label,
+                planned: inner,
+                ..
+            } if label.is_empty() => lock_branches(inner, self.lock),
+            _ => false,
+        };
+        if !locked {
+            return Err(SqlError::unsupported(format!(
+                "FOR {} of other than a table in a join (subqueries, functions)",
+                self.word
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// Puts `lock` on every table scan of `planned`, an inheritance parent's
+/// or partitioned table's branches (the UNION ALL, or run-time pruned
+/// Append, of one scan each); false if one is no table scan.
+fn lock_branches(planned: &mut Planned, lock: &RowLock) -> bool {
+    match &mut planned.source {
+        Source::Table { lock: slot, .. } => {
+            *slot = Some(lock.clone());
+            true
+        }
+        Source::SetOp {
+            left, right, all, ..
+        } if *all => lock_branches(left, lock) && lock_branches(right, lock),
+        Source::Append { branches, .. } => branches.iter_mut().all(|b| lock_branches(b, lock)),
+        Source::Derived {
+            label,
+            planned: inner,
+            ..
+        } if label.is_empty() => lock_branches(inner, lock),
+        _ => false,
+    }
 }
 
 /// Plans a query level whose WITH has recursive or computed CTEs

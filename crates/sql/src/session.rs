@@ -1956,11 +1956,37 @@ impl Session {
         if !in_block && !options.hold {
             return Err(SqlError::outside_block("25P01", "DECLARE CURSOR"));
         }
-        let query = Statement::Query(declare.query.clone());
-        let output = self.in_transaction(|cx, txn, notices| run(cx, txn, notices, &query))?;
-        let Output::Rows { columns, rows, .. } = output else {
-            unreachable!("a query returns rows")
-        };
+        let locked = !declare.query.locks.is_empty();
+        let (columns, rows, row_ids) = self.in_transaction(|cx, txn, notices| {
+            // A simple scan of a table runs with its rows' ids
+            // (`WHERE CURRENT OF`: `cursors/current_of.rs`).
+            let with_ids = crate::cursors::current_of::with_row_ids(cx, txn, &declare.query)?;
+            let query = match &with_ids {
+                Some((query, _)) => Statement::Query(Box::new(query.clone())),
+                None => Statement::Query(declare.query.clone()),
+            };
+            let Output::Rows {
+                mut columns,
+                mut rows,
+                ..
+            } = run(cx, txn, notices, &query)?
+            else {
+                unreachable!("a query returns rows")
+            };
+            let row_ids = match &with_ids {
+                Some((_, items)) => crate::cursors::current_of::take_row_ids(
+                    &mut rows,
+                    &mut columns,
+                    items,
+                    locked,
+                )?,
+                None => crate::cursors::current_of::RowIds {
+                    locked,
+                    ..Default::default()
+                },
+            };
+            Ok((columns, rows, row_ids))
+        })?;
         let declared = crate::cursors::Declared {
             name: declare.name.clone(),
             columns,
@@ -1968,6 +1994,7 @@ impl Session {
             options,
             statement: sql.to_string(),
             created_us: now(),
+            row_ids,
         };
         let depth = in_block.then_some(self.savepoints.len());
         self.cursors.open(declared, depth)?;

@@ -658,7 +658,20 @@ pub fn is_standard_body(def: &FunctionDef) -> bool {
 
 /// The body's one query: a single SELECT (0A000 for more statements or
 /// for statements that change rows).
-fn body_query(def: &FunctionDef) -> Result<Query, SqlError> {
+/// `def`'s body as a query, the names of the session's temporary tables
+/// in it resolved (`temp_tables.rs`): its calls are placed in statements
+/// whose own names are resolved already.
+fn body_query(cx: &Ctx<'_>, txn: &Transaction, def: &FunctionDef) -> Result<Query, SqlError> {
+    let query = Statement::Query(Box::new(parsed_body(def)?));
+    let resolved = crate::temp_tables::resolve_names(cx, txn, &query)?;
+    match resolved.unwrap_or(query) {
+        Statement::Query(query) => Ok(*query),
+        _ => unreachable!("a query resolves to a query"),
+    }
+}
+
+/// `def`'s body parsed: a query, with no data-modifying WITH.
+fn parsed_body(def: &FunctionDef) -> Result<Query, SqlError> {
     let dialect = PostgreSqlDialect {};
     let parse =
         |text: &str| Parser::parse_sql(&dialect, text).map_err(|e| SqlError::syntax(e.to_string()));
@@ -699,7 +712,7 @@ fn side_effects(name: &str) -> SqlError {
 /// errors (unknown columns, types, too many columns, a result type that
 /// does not assign to the declared one) are CREATE's.
 fn check_body(cx: &Ctx<'_>, txn: &Transaction, def: &FunctionDef) -> Result<(), SqlError> {
-    let query = body_query(def)?;
+    let query = body_query(cx, txn, def)?;
     let polymorphic = (def.args.iter().map(|a| a.1))
         .chain([def.result.0])
         .any(crate::polymorphic::is_polymorphic);
@@ -1275,7 +1288,7 @@ pub(crate) fn expand_call(
     stack: &mut Vec<u64>,
 ) -> Result<Expr, SqlError> {
     let typed_args = typed_args(def, &args)?;
-    let query = body_query(def)?;
+    let query = body_query(cx, txn, def)?;
     enter(def, stack)?;
     let whole = |stack: &mut Vec<u64>, width: usize| {
         crate::record_functions::body_columns(cx, txn, def, stack)
@@ -1454,7 +1467,7 @@ pub(crate) fn body_rows(
     args: &[Expr],
     stack: &mut Vec<u64>,
 ) -> Result<Query, SqlError> {
-    let mut query = body_query(def)?;
+    let mut query = body_query(cx, txn, def)?;
     substitute(cx, txn, def, &mut query, args, false)?;
     expand_nested(cx, txn, &mut query, stack)?;
     Ok(query)

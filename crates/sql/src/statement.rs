@@ -132,6 +132,7 @@ fn plan_expanded(
         return planned;
     }
     cx.views.borrow_mut().clear();
+    crate::cursors::current_of::refuse_view(cx, txn, statement)?;
     // Rules first, then INSTEAD OF triggers, then an updatable view's
     // rewrite, as PostgreSQL's rewriter orders them.
     if crate::rules::any()

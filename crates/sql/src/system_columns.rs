@@ -138,6 +138,14 @@ impl Filler {
         })
     }
 
+    /// The tuple id a `ctid` of `(block, offset)` names (the inverse of
+    /// [`Filler::append`]'s), if the table has that block.
+    pub fn tid_at(&self, block: u32, offset: u16) -> Option<Tid> {
+        let page = *self.pages.get(block as usize)?;
+        let item = folio_page::ItemId(offset.checked_sub(1)?);
+        Some(Tid { page, item })
+    }
+
     /// Appends the system columns of the version at `tid` to `row`.
     pub fn append(
         &self,

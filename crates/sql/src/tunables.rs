@@ -213,6 +213,17 @@ pub const TUNABLES: &[Tunable] = &[
         TEXT,
         "Sets the default tablespace to create tables and indexes in.",
     ),
+    // (folio compresses no value: either method stores as it does.)
+    tunable(
+        "default_toast_compression",
+        "pglz",
+        Takes::Choice {
+            values: &["pglz", "lz4"],
+            folio: &["pglz", "lz4"],
+        },
+        TEXT,
+        "Sets the default compression method for compressible values.",
+    ),
     tunable(
         "effective_cache_size",
         "4GB",

@@ -14,11 +14,15 @@
 //!   this thread's [`Scope`] (`pg_cursors`' rows, PL/pgSQL's OPEN / FETCH /
 //!   MOVE / CLOSE: one store for both, so each reaches the other's).
 
+pub mod current_of;
 pub mod parse;
 pub mod position;
 
 use crate::error::SqlError;
 use crate::output::{Column, Output};
+use current_of::RowIds;
+use folio_catalog::Relation;
+use folio_db::Tid;
 use folio_row::Value;
 use position::{Direction, Position};
 use std::cell::RefCell;
@@ -56,6 +60,8 @@ struct Cursor {
     /// whose error is caught closes those opened since it began
     /// ([`Cursors::close_opened_since`]).
     serial: u64,
+    /// Where its rows were read (`WHERE CURRENT OF`: `current_of.rs`).
+    row_ids: RowIds,
 }
 
 /// A session's open cursors by name. Shared with the statement's
@@ -85,6 +91,9 @@ pub struct Declared {
     pub options: Options,
     pub statement: String,
     pub created_us: i64,
+    /// Where each row was read, if the query is a simple scan of a table
+    /// (`current_of.rs`; else no tables).
+    pub row_ids: RowIds,
 }
 
 /// What one FETCH or MOVE step gave: the cursor's columns, the rows
@@ -141,6 +150,7 @@ impl Cursors {
                 created_us: declared.created_us,
                 depth,
                 serial,
+                row_ids: declared.row_ids,
             },
         );
         Ok(())
@@ -227,6 +237,47 @@ impl Cursors {
             rows,
             count,
         })
+    }
+
+    /// `WHERE CURRENT OF name` in a change of `table`: the tuple id of
+    /// the row the cursor stands on, `None` if that row is another
+    /// table's (an inheritance sibling's). PostgreSQL's `execCurrentOf`
+    /// errors, in its order: 34000 for no such cursor; 24000 for one
+    /// held from an earlier transaction, one that does not scan `table`
+    /// simply (or, with FOR UPDATE / SHARE, does not lock it), and one
+    /// not on a row.
+    pub fn current_row(&self, name: &str, table: &Relation) -> Result<Option<Tid>, SqlError> {
+        let open = self.lock();
+        let cursor = open.get(name).ok_or_else(|| missing(name))?;
+        let invalid = |what: &str| SqlError::new("24000", format!("cursor \"{name}\" {what}"));
+        if cursor.depth.is_none() {
+            return Err(invalid("is held from a previous transaction"));
+        }
+        let ids = &cursor.row_ids;
+        let oid = table.def.oid;
+        let table = folio_catalog::unqualified(&table.def.name);
+        let mut items = (ids.items.iter().enumerate()).filter(|(_, tables)| tables.contains(&oid));
+        let item = match (items.next(), items.next()) {
+            (Some((item, _)), None) => item,
+            (Some(_), Some(_)) => {
+                return Err(invalid(&format!(
+                    "has multiple FOR UPDATE/SHARE references to table \"{table}\""
+                )));
+            }
+            (None, _) => {
+                return Err(invalid(&match ids.locked {
+                    true => {
+                        format!("does not have a FOR UPDATE/SHARE reference to table \"{table}\"")
+                    }
+                    false => format!("is not a simply updatable scan of table \"{table}\""),
+                }));
+            }
+        };
+        let Some(row) = cursor.position.current() else {
+            return Err(invalid("is not positioned on a row"));
+        };
+        let (read_in, tid) = ids.rows[row][item];
+        Ok((read_in == oid).then_some(tid))
     }
 
     /// The columns a FETCH from cursor `name` returns (`None`: no such

@@ -59,6 +59,13 @@ impl Position {
         }
     }
 
+    /// The held row the cursor stands on (an index), if it stands on one:
+    /// PostgreSQL's test is its `atStart` / `atEnd` flags.
+    pub fn current(&self) -> Option<usize> {
+        let on_row = !self.at_start && !self.at_end && (1..=self.rows).contains(&self.at);
+        on_row.then(|| self.at - 1)
+    }
+
     /// Carries out `direction`: the rows a FETCH returns (indexes into the
     /// held rows, in order), or with `moving` (MOVE) none, and the count
     /// its tag shows.

@@ -141,6 +141,9 @@ impl Runner<'_, '_> {
             },
             statement: text,
             created_us: self.cx.now(),
+            // (No row identities: `WHERE CURRENT OF` a body's cursor is
+            // not simply updatable here.)
+            row_ids: Default::default(),
         };
         store.cursors.open(declared, Some(store.depth))?;
         self.vars[at].value = Value::Text(name);

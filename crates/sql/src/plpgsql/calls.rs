@@ -80,6 +80,8 @@ struct Call {
     /// A `SETOF record` function's columns, its call's column definition
     /// list's (`record_functions::listed_columns`).
     record: Option<Vec<(String, folio_row::SqlType)>>,
+    /// Called in FROM: its value is rows (`set_returning::one_row`).
+    in_from: bool,
 }
 
 impl Calls {
@@ -158,6 +160,7 @@ impl VisitorMut for TakeOut {
                 def,
                 args,
                 record: None,
+                in_from: false,
             }
         };
         let taken = Ok(call).and_then(|call: Call| {
@@ -201,6 +204,7 @@ impl TakeOut {
             let record = crate::record_functions::listed_columns(&def, factor)?;
             let call = Call {
                 record,
+                in_from: true,
                 ..Call::of(def, &args)?
             };
             let number = self.first + self.calls.len() + 1;
@@ -234,6 +238,7 @@ impl Call {
             def,
             args,
             record: None,
+            in_from: false,
         })
     }
 
@@ -267,11 +272,17 @@ impl Call {
                 _ => Vec::new(),
             }
         };
-        if def.strict && values.contains(&Value::Null) {
-            return Ok(Value::Null);
+        let value = match def.strict && values.contains(&Value::Null) {
+            true => Value::Null,
+            false => {
+                let record = self.record.as_deref();
+                crate::plpgsql::call_returning(cx, txn, notices, def, record, values)?
+            }
+        };
+        match self.in_from {
+            true => Ok(crate::plpgsql::set_returning::one_row(def, value)),
+            false => Ok(value),
         }
-        let record = self.record.as_deref();
-        crate::plpgsql::call_returning(cx, txn, notices, def, record, values)
     }
 }
 

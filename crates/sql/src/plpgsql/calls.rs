@@ -184,6 +184,16 @@ impl VisitorMut for TakeOut {
         }
     }
 
+    fn pre_visit_table_factor(&mut self, factor: &mut TableFactor) -> ControlFlow<()> {
+        match self.take_rows_from(factor) {
+            Ok(()) => Continue(()),
+            Err(e) => {
+                self.error = Some(e);
+                Break(())
+            }
+        }
+    }
+
     fn post_visit_table_factor(&mut self, factor: &mut TableFactor) -> ControlFlow<()> {
         match self.take_factor(factor) {
             Ok(()) => Continue(()),
@@ -210,6 +220,72 @@ impl TakeOut {
             let number = self.first + self.calls.len() + 1;
             set_returning::replace_factor(factor, &call.def, number);
             self.calls.push(call);
+        }
+        Ok(())
+    }
+}
+
+impl TakeOut {
+    /// The calls of PL/pgSQL functions among a `ROWS FROM`'s (`factor`),
+    /// each taken out as a FROM item's call is ([`TakeOut::take_factor`]),
+    /// with its column definition list if it has one.
+    fn take_rows_from(&mut self, factor: &mut TableFactor) -> Result<(), SqlError> {
+        use crate::table_functions::{ROWS_FROM, column_list};
+        use sqlparser::ast::{FunctionArg, FunctionArgExpr};
+        let (name, args) = match factor {
+            TableFactor::Table {
+                name,
+                args: Some(args),
+                ..
+            } => (&*name, &mut args.args),
+            TableFactor::Function { name, args, .. } => (&*name, args),
+            _ => return Ok(()),
+        };
+        if crate::names::function(name) != ROWS_FROM {
+            return Ok(());
+        }
+        for arg in args.iter_mut() {
+            let FunctionArg::Unnamed(FunctionArgExpr::Expr(expr)) = arg else {
+                continue;
+            };
+            let (call, alias) = match column_list(expr)? {
+                Some((call, alias)) => (call.clone(), Some(alias)),
+                None => match &*expr {
+                    Expr::Function(call) => (call.clone(), None),
+                    _ => continue,
+                },
+            };
+            let sqlparser::ast::FunctionArguments::List(list) = &call.args else {
+                continue;
+            };
+            let mut item = TableFactor::Function {
+                lateral: false,
+                name: call.name.clone(),
+                args: list.args.clone(),
+                alias,
+            };
+            self.take_factor(&mut item)?;
+            let TableFactor::Function {
+                name: taken, args, ..
+            } = item
+            else {
+                continue;
+            };
+            if taken == call.name {
+                continue;
+            }
+            let taken = crate::call_expr::plain_call(taken, args);
+            match column_list(expr)? {
+                // The list stays, for the item that reads the rows.
+                Some(_) => {
+                    if let Expr::Function(wrapper) = expr
+                        && let sqlparser::ast::FunctionArguments::List(l) = &mut wrapper.args
+                    {
+                        l.args[0] = FunctionArg::Unnamed(FunctionArgExpr::Expr(taken));
+                    }
+                }
+                None => *expr = taken,
+            }
         }
         Ok(())
     }

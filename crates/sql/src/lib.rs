@@ -193,6 +193,7 @@ mod settings_list;
 mod shape;
 mod shape_plans;
 mod sql_functions;
+mod sql_rows_from;
 mod sql_select_sets;
 mod stack;
 mod stat_database;

@@ -1003,6 +1003,11 @@ impl VisitorMut for Expand<'_, '_> {
     }
 
     fn pre_visit_table_factor(&mut self, factor: &mut TableFactor) -> ControlFlow<()> {
+        // A ROWS FROM with SQL functions' calls (`sql_rows_from.rs`).
+        let joined = crate::sql_rows_from::expand(self.cx, self.txn, factor);
+        if matches!(&joined, Ok(used) if !used.is_empty()) || joined.is_err() {
+            return self.took(joined);
+        }
         // A select list's call moved to FROM (`sql_select_sets.rs`).
         let outcome =
             crate::sql_select_sets::expand_rows_from(self.cx, self.txn, factor, &mut self.stack);

@@ -360,10 +360,12 @@ fn correlated(
         found: false,
         caller_depth: 1,
     };
+    let mut first = true;
     for item in &mut select.from {
         let factors = std::iter::once(&mut item.relation)
             .chain(item.joins.iter_mut().map(|j| &mut j.relation));
         for factor in factors {
+            let before = std::mem::replace(&mut first, false);
             match factor {
                 TableFactor::Table {
                     args: Some(args), ..
@@ -381,6 +383,17 @@ fn correlated(
                     subquery,
                     ..
                 } => {
+                    let _ = subquery.visit(&mut in_from);
+                }
+                // A LATERAL one first in FROM has no item before it to
+                // read either (a SQL function's call whose argument reads
+                // the outer query: `sql_functions.rs` marks it the
+                // caller's).
+                TableFactor::Derived {
+                    lateral: true,
+                    subquery,
+                    ..
+                } if before => {
                     let _ = subquery.visit(&mut in_from);
                 }
                 _ => {}

@@ -140,9 +140,127 @@ pub fn rows_from_as_call(tokens: &mut Vec<sqlparser::tokenizer::TokenWithSpan>) 
                 tokens.remove(i - 1);
                 i -= 1;
             }
+            listed_as_calls(tokens, i + 1);
         }
         i += 1;
     }
+}
+
+/// The name a call in ROWS FROM with a column definition list is wrapped
+/// in: `"$as"(f(...), 'a int, b text')` stands for `f(...) AS (a int, b
+/// text)` (the list's tokens as text; [`column_list`] reads it back).
+pub const LISTED: &str = "$as";
+
+/// Rewrites each `f(...) AS (column type, ...)` among the calls of the
+/// `ROWS FROM` whose `(` is token `open` as `"$as"(f(...), 'column type,
+/// ...')`: sqlparser takes no column definition list in a function's
+/// arguments.
+fn listed_as_calls(tokens: &mut Vec<sqlparser::tokenizer::TokenWithSpan>, open: usize) {
+    use sqlparser::keywords::Keyword;
+    use sqlparser::tokenizer::{Token, TokenWithSpan, Word};
+    let mut depth = 0usize;
+    let mut start = open + 1;
+    let mut at = open;
+    while at < tokens.len() {
+        match &tokens[at].token {
+            Token::LParen => depth += 1,
+            Token::RParen => {
+                depth -= 1;
+                if depth == 0 {
+                    return;
+                }
+            }
+            Token::Comma if depth == 1 => start = at + 1,
+            Token::Word(w)
+                if depth == 1
+                    && w.keyword == Keyword::AS
+                    && w.quote_style.is_none()
+                    && at > start
+                    && tokens[at - 1].token == Token::RParen
+                    && tokens.get(at + 1).map(|t| &t.token) == Some(&Token::LParen) =>
+            {
+                // The list's tokens, to its `)`.
+                let mut close = at + 1;
+                let mut inner = 0usize;
+                while close < tokens.len() {
+                    match tokens[close].token {
+                        Token::LParen => inner += 1,
+                        Token::RParen => {
+                            inner -= 1;
+                            if inner == 0 {
+                                break;
+                            }
+                        }
+                        _ => {}
+                    }
+                    close += 1;
+                }
+                if close >= tokens.len() {
+                    return;
+                }
+                let text: Vec<String> = (tokens[at + 2..close].iter())
+                    .map(|t| t.token.to_string())
+                    .collect();
+                let text = Token::SingleQuotedString(text.join(" "));
+                tokens.splice(
+                    at..=close,
+                    [Token::Comma, text, Token::RParen].map(TokenWithSpan::wrap),
+                );
+                let name = Token::Word(Word {
+                    value: LISTED.to_string(),
+                    quote_style: Some('"'),
+                    keyword: Keyword::NoKeyword,
+                });
+                tokens.splice(start..start, [name, Token::LParen].map(TokenWithSpan::wrap));
+                // Past the wrapped call's `)`.
+                at += 3 + 2;
+                continue;
+            }
+            _ => {}
+        }
+        at += 1;
+    }
+}
+
+/// The call and the column definition list of a call in ROWS FROM written
+/// with one (`"$as"(call, 'list')`, [`listed_as_calls`]), if `expr` is
+/// one: the list as a table alias's columns.
+pub fn column_list(
+    expr: &sqlparser::ast::Expr,
+) -> Result<Option<(&sqlparser::ast::Function, sqlparser::ast::TableAlias)>, SqlError> {
+    use sqlparser::ast::{Expr, FunctionArguments};
+    let Expr::Function(wrapper) = expr else {
+        return Ok(None);
+    };
+    if names::function(&wrapper.name) != LISTED {
+        return Ok(None);
+    }
+    let FunctionArguments::List(list) = &wrapper.args else {
+        return Ok(None);
+    };
+    let [
+        FunctionArg::Unnamed(FunctionArgExpr::Expr(Expr::Function(call))),
+        FunctionArg::Unnamed(FunctionArgExpr::Expr(Expr::Value(text))),
+    ] = list.args.as_slice()
+    else {
+        return Ok(None);
+    };
+    let sqlparser::ast::Value::SingleQuotedString(text) = &text.value else {
+        return Ok(None);
+    };
+    let query = crate::parse::query(&format!("SELECT * FROM x AS x({text})"))?;
+    let alias = match *query.body {
+        sqlparser::ast::SetExpr::Select(s) => {
+            s.from.into_iter().next().and_then(|t| match t.relation {
+                sqlparser::ast::TableFactor::Table { alias, .. } => alias,
+                _ => None,
+            })
+        }
+        _ => None,
+    };
+    let alias =
+        alias.ok_or_else(|| SqlError::syntax(format!("syntax error at or near \"{text}\"")))?;
+    Ok(Some((call, alias)))
 }
 
 /// Whether `name` is a function that returns rows.
@@ -389,7 +507,10 @@ impl FunctionScan {
         let record = self.also.is_empty()
             && match self.func {
                 TableFunc::Record(_) => self.record.is_empty(),
-                TableFunc::Procedural => self.procedural.as_ref().is_some_and(|s| s.record),
+                // (Not one whose list ROWS FROM gave: `rows_from`.)
+                TableFunc::Procedural => {
+                    self.procedural.as_ref().is_some_and(|s| s.record) && self.record.is_empty()
+                }
                 _ => false,
             };
         if typed == 0 {
@@ -1234,7 +1355,13 @@ fn rows_from(
     use sqlparser::ast::{Expr, FunctionArguments};
     let mut calls = Vec::with_capacity(args.len());
     for arg in args {
+        let mut listed = None;
         let call = match arg {
+            FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) if column_list(e)?.is_some() => {
+                let (call, alias) = column_list(e)?.expect("a listed call");
+                listed = Some(alias);
+                call
+            }
             FunctionArg::Unnamed(FunctionArgExpr::Expr(Expr::Function(f))) => f,
             other => {
                 return Err(SqlError::syntax(format!(
@@ -1252,6 +1379,10 @@ fn rows_from(
         }
         // `unnest(a, b)` is two calls side by side, as in PostgreSQL.
         let mut scan = FunctionScan::bind(&call.name, &list.args, false, row_type)?;
+        if let Some(alias) = &listed {
+            // Its column definition list (`AS (a int, ...)`).
+            scan = scan.define(Some(alias), None)?;
+        }
         let also = std::mem::take(&mut scan.also);
         calls.push(scan);
         calls.extend(also);

@@ -80,6 +80,8 @@ struct Call {
     /// A `SETOF record` function's columns, its call's column definition
     /// list's (`record_functions::listed_columns`).
     record: Option<Vec<(String, folio_row::SqlType)>>,
+    /// Called in FROM: its value is rows (`set_returning::one_row`).
+    in_from: bool,
 }
 
 impl Calls {
@@ -158,6 +160,7 @@ impl VisitorMut for TakeOut {
                 def,
                 args,
                 record: None,
+                in_from: false,
             }
         };
         let taken = Ok(call).and_then(|call: Call| {
@@ -174,6 +177,16 @@ impl VisitorMut for TakeOut {
                 *expr = param;
                 Continue(())
             }
+            Err(e) => {
+                self.error = Some(e);
+                Break(())
+            }
+        }
+    }
+
+    fn pre_visit_table_factor(&mut self, factor: &mut TableFactor) -> ControlFlow<()> {
+        match self.take_rows_from(factor) {
+            Ok(()) => Continue(()),
             Err(e) => {
                 self.error = Some(e);
                 Break(())
@@ -201,11 +214,78 @@ impl TakeOut {
             let record = crate::record_functions::listed_columns(&def, factor)?;
             let call = Call {
                 record,
+                in_from: true,
                 ..Call::of(def, &args)?
             };
             let number = self.first + self.calls.len() + 1;
             set_returning::replace_factor(factor, &call.def, number);
             self.calls.push(call);
+        }
+        Ok(())
+    }
+}
+
+impl TakeOut {
+    /// The calls of PL/pgSQL functions among a `ROWS FROM`'s (`factor`),
+    /// each taken out as a FROM item's call is ([`TakeOut::take_factor`]),
+    /// with its column definition list if it has one.
+    fn take_rows_from(&mut self, factor: &mut TableFactor) -> Result<(), SqlError> {
+        use crate::table_functions::{ROWS_FROM, column_list};
+        use sqlparser::ast::{FunctionArg, FunctionArgExpr};
+        let (name, args) = match factor {
+            TableFactor::Table {
+                name,
+                args: Some(args),
+                ..
+            } => (&*name, &mut args.args),
+            TableFactor::Function { name, args, .. } => (&*name, args),
+            _ => return Ok(()),
+        };
+        if crate::names::function(name) != ROWS_FROM {
+            return Ok(());
+        }
+        for arg in args.iter_mut() {
+            let FunctionArg::Unnamed(FunctionArgExpr::Expr(expr)) = arg else {
+                continue;
+            };
+            let (call, alias) = match column_list(expr)? {
+                Some((call, alias)) => (call.clone(), Some(alias)),
+                None => match &*expr {
+                    Expr::Function(call) => (call.clone(), None),
+                    _ => continue,
+                },
+            };
+            let sqlparser::ast::FunctionArguments::List(list) = &call.args else {
+                continue;
+            };
+            let mut item = TableFactor::Function {
+                lateral: false,
+                name: call.name.clone(),
+                args: list.args.clone(),
+                alias,
+            };
+            self.take_factor(&mut item)?;
+            let TableFactor::Function {
+                name: taken, args, ..
+            } = item
+            else {
+                continue;
+            };
+            if taken == call.name {
+                continue;
+            }
+            let taken = crate::call_expr::plain_call(taken, args);
+            match column_list(expr)? {
+                // The list stays, for the item that reads the rows.
+                Some(_) => {
+                    if let Expr::Function(wrapper) = expr
+                        && let sqlparser::ast::FunctionArguments::List(l) = &mut wrapper.args
+                    {
+                        l.args[0] = FunctionArg::Unnamed(FunctionArgExpr::Expr(taken));
+                    }
+                }
+                None => *expr = taken,
+            }
         }
         Ok(())
     }
@@ -234,6 +314,7 @@ impl Call {
             def,
             args,
             record: None,
+            in_from: false,
         })
     }
 
@@ -267,11 +348,17 @@ impl Call {
                 _ => Vec::new(),
             }
         };
-        if def.strict && values.contains(&Value::Null) {
-            return Ok(Value::Null);
+        let value = match def.strict && values.contains(&Value::Null) {
+            true => Value::Null,
+            false => {
+                let record = self.record.as_deref();
+                crate::plpgsql::call_returning(cx, txn, notices, def, record, values)?
+            }
+        };
+        match self.in_from {
+            true => Ok(crate::plpgsql::set_returning::one_row(def, value)),
+            false => Ok(value),
         }
-        let record = self.record.as_deref();
-        crate::plpgsql::call_returning(cx, txn, notices, def, record, values)
     }
 }
 

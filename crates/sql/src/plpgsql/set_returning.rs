@@ -358,9 +358,10 @@ pub(crate) fn record_shape(def: &FunctionDef) -> RowsShape {
     }
 }
 
-/// The call of a set-returning PL/pgSQL function (or one returning
-/// `record`, whose one row is the call's) FROM item `factor` makes, if it
-/// is one: the function and its arguments.
+/// The call of a PL/pgSQL function FROM item `factor` makes, if it is
+/// one: the function and its arguments. A function that returns no set
+/// gives one row: its value (a composite value's fields; a `record`
+/// one's, of the call's column definition list), as in PostgreSQL.
 pub fn called_in(factor: &TableFactor) -> Option<(FunctionDef, FunctionArguments)> {
     let (name, args) = match factor {
         TableFactor::Table {
@@ -378,7 +379,7 @@ pub fn called_in(factor: &TableFactor) -> Option<(FunctionDef, FunctionArguments
     });
     let arity = crate::sql_functions::call_arity(&args);
     let def = crate::sql_functions::resolve_plpgsql(name, arity)?;
-    (def.returns_set || returns_record(&def)).then_some((def, args))
+    Some((def, args))
 }
 
 /// FROM item `factor` (a call of set-returning `def`) made the table
@@ -465,10 +466,17 @@ pub struct RowsShape {
 /// is planned); `item`: called in a select list.
 pub fn rows_shape(oid: i64, item: bool) -> Result<RowsShape, SqlError> {
     let def = crate::sql_functions::by_oid(oid)
-        .filter(|d| d.returns_set || returns_record(d))
         .ok_or_else(|| SqlError::new("42883", format!("function of oid {oid} does not exist")))?;
     if returns_record(&def) {
         return Ok(record_shape(&def));
+    }
+    if let Some(fields) = one_row_fields(&def) {
+        return Ok(RowsShape {
+            name: crate::sql_functions::names_of(&def.name).to_string(),
+            columns: fields,
+            named_by_alias: false,
+            record: false,
+        });
     }
     Ok(RowsShape {
         name: crate::sql_functions::names_of(&def.name).to_string(),
@@ -476,6 +484,36 @@ pub fn rows_shape(oid: i64, item: bool) -> Result<RowsShape, SqlError> {
         named_by_alias: def.columns.is_empty() || item,
         record: false,
     })
+}
+
+/// The fields of the composite type `def` returns when it returns one
+/// (not a set): the columns of its call in FROM.
+fn one_row_fields(def: &FunctionDef) -> Option<Vec<(String, SqlType)>> {
+    if def.returns_set || !def.columns.is_empty() {
+        return None;
+    }
+    match crate::user_types::of_oid(def.result.0, def.result.1) {
+        Some(SqlType::Composite(ty)) => Some(ty.fields.clone()),
+        _ => None,
+    }
+}
+
+/// The value of a call in FROM of `def`, a function that returns no set
+/// (`value`: what it returned), as the rows [`ROWS_FUNCTION`] reads: one
+/// row, of a composite value's fields (NULL: a row of NULLs) or of the
+/// value itself. A `record` function's is already its row.
+pub fn one_row(def: &FunctionDef, value: Value) -> Value {
+    if def.returns_set || returns_record(def) {
+        return value;
+    }
+    let row = match (one_row_fields(def), value) {
+        (Some(_), Value::Record(fields)) => fields,
+        (Some(fields), _) => vec![Value::Null; fields.len()],
+        (None, Value::Record(fields)) if def.columns.len() > 1 => fields,
+        (None, Value::Null) if def.columns.len() > 1 => vec![Value::Null; def.columns.len()],
+        (None, value) => vec![value],
+    };
+    Value::array(vec![Value::Record(row)])
 }
 
 /// The name of the PL/pgSQL function a call of [`ROWS_FUNCTION`] stands

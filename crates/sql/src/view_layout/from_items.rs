@@ -93,26 +93,24 @@ impl Printer<'_> {
     pub(super) fn factor(&mut self, factor: &TableFactor) {
         match factor {
             TableFactor::Table {
-                name, alias, args, ..
+                name,
+                alias,
+                args,
+                with_ordinality,
+                ..
             } => {
                 if let Some(args) = args {
                     let fname = last_part(name);
-                    self.out.push_str(&function_name(&fname));
-                    self.out.push('(');
-                    for (i, a) in args.args.iter().enumerate() {
-                        if i > 0 {
-                            self.out.push_str(", ");
-                        }
-                        self.function_arg(a);
-                    }
-                    self.out.push(')');
+                    self.function_item(&fname, &args.args, *with_ordinality);
                     let alias_name = alias.as_ref().map_or(fname.clone(), |a| ident(&a.name));
                     self.out.push(' ');
                     self.out.push_str(&quote(&alias_name));
                     match alias {
                         Some(a) if !a.columns.is_empty() => self.alias_columns(a),
                         _ if single_column_function(&fname) => {
-                            self.out.push_str(&format!("({})", quote(&alias_name)))
+                            let ordinal = if *with_ordinality { ", ordinality" } else { "" };
+                            self.out
+                                .push_str(&format!("({}{ordinal})", quote(&alias_name)))
                         }
                         _ => {}
                     }
@@ -195,15 +193,7 @@ impl Printer<'_> {
                     self.out.push_str("LATERAL ");
                 }
                 let fname = last_part(name);
-                self.out.push_str(&function_name(&fname));
-                self.out.push('(');
-                for (i, a) in args.iter().enumerate() {
-                    if i > 0 {
-                        self.out.push_str(", ");
-                    }
-                    self.function_arg(a);
-                }
-                self.out.push(')');
+                self.function_item(&fname, args, false);
                 let alias_name = alias.as_ref().map_or(fname, |a| ident(&a.name));
                 self.out.push(' ');
                 self.out.push_str(&quote(&alias_name));
@@ -217,7 +207,10 @@ impl Printer<'_> {
                 with_ordinality,
                 ..
             } => {
-                self.out.push_str("unnest(");
+                self.out.push_str(match array_exprs.len() {
+                    1 => "unnest(",
+                    _ => "UNNEST(",
+                });
                 for (i, e) in array_exprs.iter().enumerate() {
                     if i > 0 {
                         self.out.push_str(", ");
@@ -233,13 +226,123 @@ impl Printer<'_> {
                 self.out.push_str(&quote(&alias_name));
                 match alias {
                     Some(a) if !a.columns.is_empty() => self.alias_columns(a),
-                    _ if array_exprs.len() == 1 && !*with_ordinality => {
-                        self.out.push_str(&format!("({})", quote(&alias_name)))
+                    _ if array_exprs.len() == 1 => {
+                        let ordinal = if *with_ordinality { ", ordinality" } else { "" };
+                        self.out
+                            .push_str(&format!("({}{ordinal})", quote(&alias_name)))
                     }
                     _ => {}
                 }
             }
             other => self.out.push_str(&other.to_string()),
+        }
+    }
+
+    /// A function's call in FROM, as `get_from_clause_item` prints it:
+    /// one call alone; `UNNEST(a, b)` for calls of `unnest` of one array
+    /// each; else `ROWS FROM(f(...), g(...) AS (a integer, ...))`; then
+    /// `WITH ORDINALITY`. `fname(args)` is the call as written (`ROWS FROM`
+    /// is `"$rows_from"(calls)`, `table_functions.rs`).
+    fn function_item(&mut self, fname: &str, args: &[FunctionArg], with_ordinality: bool) {
+        use crate::table_functions::{ROWS_FROM, column_list};
+        let expr_of = |a: &FunctionArg| match a {
+            FunctionArg::Unnamed(sqlparser::ast::FunctionArgExpr::Expr(e)) => Some(e.clone()),
+            _ => None,
+        };
+        let call = |name: &str, args: Vec<FunctionArg>| {
+            crate::call_expr::plain_call(ObjectName::from(vec![Ident::new(name)]), args)
+        };
+        // The calls, an `unnest` of several arrays one call per array.
+        let written: Vec<Expr> = match fname {
+            ROWS_FROM => args.iter().filter_map(expr_of).collect(),
+            _ => vec![call(fname, args.to_vec())],
+        };
+        let mut calls = Vec::new();
+        for e in written {
+            match &e {
+                Expr::Function(f) if last_part(&f.name) == "unnest" => match &f.args {
+                    sqlparser::ast::FunctionArguments::List(l) if l.args.len() > 1 => {
+                        calls.extend(l.args.iter().map(|a| call("unnest", vec![a.clone()])))
+                    }
+                    _ => calls.push(e),
+                },
+                _ => calls.push(e),
+            }
+        }
+        fn listed(e: &Expr) -> Option<(&sqlparser::ast::Function, TableAlias)> {
+            column_list(e).ok().flatten()
+        }
+        let all_unnest = calls.iter().all(|e| {
+            matches!(e, Expr::Function(f) if last_part(&f.name) == "unnest") && listed(e).is_none()
+        });
+        let print_call = |p: &mut Self, e: &Expr| match e {
+            Expr::Function(f) => {
+                p.out.push_str(&function_name(&last_part(&f.name)));
+                p.out.push('(');
+                if let sqlparser::ast::FunctionArguments::List(l) = &f.args {
+                    for (i, a) in l.args.iter().enumerate() {
+                        if i > 0 {
+                            p.out.push_str(", ");
+                        }
+                        p.function_arg(a);
+                    }
+                }
+                p.out.push(')');
+            }
+            other => p.expr(other, Parent::Free),
+        };
+        match calls.as_slice() {
+            [one] if listed(one).is_none() || !with_ordinality && fname != ROWS_FROM => {
+                print_call(self, one)
+            }
+            _ if all_unnest => {
+                self.out.push_str("UNNEST(");
+                for (i, e) in calls.iter().enumerate() {
+                    if i > 0 {
+                        self.out.push_str(", ");
+                    }
+                    if let Expr::Function(f) = e
+                        && let sqlparser::ast::FunctionArguments::List(l) = &f.args
+                        && let Some(a) = l.args.first()
+                    {
+                        self.function_arg(a);
+                    }
+                }
+                self.out.push(')');
+            }
+            _ => {
+                self.out.push_str("ROWS FROM(");
+                for (i, e) in calls.iter().enumerate() {
+                    if i > 0 {
+                        self.out.push_str(", ");
+                    }
+                    match listed(e) {
+                        Some((f, alias)) => {
+                            print_call(self, &Expr::Function(f.clone()));
+                            let columns: Vec<String> = (alias.columns.iter())
+                                .map(|c| {
+                                    let ty = (c.data_type.as_ref())
+                                        .and_then(|t| crate::types::column_type(t).ok())
+                                        .map(|t| {
+                                            crate::catalog_functions::format_type(
+                                                i64::from(t.oid()),
+                                                Some(t.typmod()),
+                                            )
+                                        })
+                                        .unwrap_or_default();
+                                    format!("{} {ty}", quote(&ident(&c.name)))
+                                })
+                                .collect();
+                            self.out.push_str(&format!(" AS ({})", columns.join(", ")));
+                        }
+                        None => print_call(self, e),
+                    }
+                }
+                self.out.push(')');
+            }
+        }
+        if with_ordinality {
+            self.out.push_str(" WITH ORDINALITY");
         }
     }
 

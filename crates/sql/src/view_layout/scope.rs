@@ -165,13 +165,36 @@ impl Printer<'_> {
             }
             // (A function's one column is named after the item's alias, as
             // PostgreSQL names a scalar function's.)
+            // (A column alias list names the columns it lists, the
+            // ordinal among them.)
+            TableFactor::Table {
+                args: Some(_),
+                alias: Some(a),
+                ..
+            }
+            | TableFactor::Function { alias: Some(a), .. }
+                if !a.columns.is_empty() =>
+            {
+                (a.columns.iter()).map(|c| (ident(&c.name), None)).collect()
+            }
             TableFactor::Table {
                 name,
                 args: Some(_),
                 alias,
+                with_ordinality,
                 ..
+            } => {
+                let fname = last_part(name);
+                let mut columns = match (alias, single_column_function(&fname)) {
+                    (Some(a), true) => vec![(ident(&a.name), None)],
+                    _ => vec![(fname, None)],
+                };
+                if *with_ordinality {
+                    columns.push(("ordinality".to_string(), Some(SqlType::Int8)));
+                }
+                columns
             }
-            | TableFactor::Function { name, alias, .. } => {
+            TableFactor::Function { name, alias, .. } => {
                 let fname = last_part(name);
                 match (alias, single_column_function(&fname)) {
                     (Some(a), true) => vec![(ident(&a.name), None)],

@@ -392,17 +392,26 @@ fn plan_level(cx: &Ctx<'_>, txn: &Transaction, query: &Query) -> Result<Planned,
             true => planned.sort.clone(),
             false => Vec::new(),
         };
+        let not_in_from = |missing: &String| {
+            SqlError::new(
+                "42P01",
+                format!("relation \"{missing}\" in FOR {word} clause not found in FROM clause"),
+            )
+        };
+        // The lock of scans that lock rows before anything above them
+        // (a parent's branches, a join's items): in no order, every row.
+        let unordered = RowLock {
+            strength,
+            wait,
+            order: Vec::new(),
+            needed: None,
+        };
         // The name the table goes by in FROM: its alias, if any.
         let name = planned.scope.tables.first().map(|t| t.qualifier.clone());
         match &mut planned.source {
             Source::Table { lock: slot, .. } => {
                 if let Some(missing) = of.iter().find(|&of| Some(of) != name.as_ref()) {
-                    return Err(SqlError::new(
-                        "42P01",
-                        format!(
-                            "relation \"{missing}\" in FOR {word} clause not found in FROM clause"
-                        ),
-                    ));
+                    return Err(not_in_from(missing));
                 }
                 *slot = Some(RowLock {
                     strength,
@@ -421,20 +430,9 @@ fn plan_level(cx: &Ctx<'_>, txn: &Transaction, query: &Query) -> Result<Planned,
                 ..
             } if label.is_empty() => {
                 if let Some(missing) = of.iter().find(|&of| Some(of) != name.as_ref()) {
-                    return Err(SqlError::new(
-                        "42P01",
-                        format!(
-                            "relation \"{missing}\" in FOR {word} clause not found in FROM clause"
-                        ),
-                    ));
+                    return Err(not_in_from(missing));
                 }
-                let lock = RowLock {
-                    strength,
-                    wait,
-                    order: Vec::new(),
-                    needed: None,
-                };
-                if !lock_branches(inner, &lock) {
+                if !lock_branches(inner, &unordered) {
                     return Err(SqlError::unsupported(format!(
                         "FOR {word} of a table whose scans are not tables"
                     )));
@@ -446,23 +444,12 @@ fn plan_level(cx: &Ctx<'_>, txn: &Transaction, query: &Query) -> Result<Planned,
                     .iter()
                     .find(|&of| !tables.iter().any(|t| t.qualifier == *of))
                 {
-                    return Err(SqlError::new(
-                        "42P01",
-                        format!(
-                            "relation \"{missing}\" in FOR {word} clause not found in FROM clause"
-                        ),
-                    ));
+                    return Err(not_in_from(missing));
                 }
-                let lock = RowLock {
-                    strength,
-                    wait,
-                    order: Vec::new(),
-                    needed: None,
-                };
                 let at = JoinLock {
                     scope: &planned.scope,
                     of: &of,
-                    lock: &lock,
+                    lock: &unordered,
                     word,
                 };
                 at.put(&mut planned.source, 0, false)?;

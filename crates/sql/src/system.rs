@@ -1517,45 +1517,29 @@ impl SystemRelation {
                 }
             }
             SystemRelation::Language => {
-                out.push(vec![
-                    oid(crate::system_proc::INTERNAL_LANGUAGE),
-                    text("internal"),
-                    oid(SUPERUSER_OID),
-                    Value::Bool(false),
-                    Value::Bool(false),
-                    oid(0),
-                    oid(0),
-                    oid(0),
-                    Value::Null,
-                ]);
+                use crate::system_proc::{INTERNAL_LANGUAGE, PLPGSQL_LANGUAGE, SQL_LANGUAGE};
+                out.push(language_row(
+                    INTERNAL_LANGUAGE,
+                    "internal",
+                    false,
+                    false,
+                    [0; 3],
+                ));
                 // User-defined SQL functions' (`sql_functions.rs`).
-                out.push(vec![
-                    oid(crate::system_proc::SQL_LANGUAGE),
-                    text("sql"),
-                    oid(SUPERUSER_OID),
-                    Value::Bool(false),
-                    Value::Bool(true),
-                    oid(0),
-                    oid(0),
-                    oid(2248),
-                    Value::Null,
-                ]);
+                out.push(language_row(SQL_LANGUAGE, "sql", false, true, [0, 0, 2248]));
                 // User-defined PL/pgSQL functions' (`plpgsql/`). folio
                 // runs the language itself: its handler, inline handler
                 // and validator are PostgreSQL 15's oids for them, which
                 // `pg_proc` does not list (psql's `\dL` lists the
                 // languages with a handler).
-                out.push(vec![
-                    oid(crate::system_proc::PLPGSQL_LANGUAGE),
-                    text("plpgsql"),
-                    oid(SUPERUSER_OID),
-                    Value::Bool(true),
-                    Value::Bool(true),
-                    oid(13560),
-                    oid(13561),
-                    oid(13562),
-                    Value::Null,
-                ]);
+                let handlers = [13560, 13561, 13562];
+                out.push(language_row(
+                    PLPGSQL_LANGUAGE,
+                    "plpgsql",
+                    true,
+                    true,
+                    handlers,
+                ));
             }
             SystemRelation::Cast => out = crate::system_cast::rows(),
             SystemRelation::Operator => out = crate::system_operator::rows(),
@@ -1883,6 +1867,29 @@ fn default_btree_opclass(element: SqlType) -> i64 {
         SqlType::TimestampTz(_) => 3127,
         _ => 0,
     }
+}
+
+/// A `pg_language` row: oid, name, owner, whether it is a procedural
+/// language and trusted, its handler, inline handler and validator.
+fn language_row(
+    language: i64,
+    name: &str,
+    pl: bool,
+    trusted: bool,
+    handlers: [i64; 3],
+) -> Vec<Value> {
+    let [handler, inline, validator] = handlers;
+    vec![
+        oid(language),
+        text(name),
+        oid(SUPERUSER_OID),
+        Value::Bool(pl),
+        Value::Bool(trusted),
+        oid(handler),
+        oid(inline),
+        oid(validator),
+        Value::Null,
+    ]
 }
 
 fn oid(n: i64) -> Value {

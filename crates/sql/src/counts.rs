@@ -3,7 +3,8 @@
 //! sort at it. A count with a parameter (`LIMIT $1` of a prepared
 //! statement or an extended-protocol Parse, a PL/pgSQL variable) is an
 //! expression the plan keeps and evaluates each time it runs, as
-//! PostgreSQL's generic plans do; where a constant count would stop a
+//! PostgreSQL's generic plans do (so is one reading an outer query's
+//! column, in a correlated subquery); where a constant count would stop a
 //! source, that source gets the expression ([`Stop::AtRun`]) and stops
 //! at its value in that run. An untyped parameter there is `bigint`, as
 //! PostgreSQL infers it.
@@ -268,13 +269,14 @@ fn null_ties() -> SqlError {
     )
 }
 
-/// Whether `e` uses a parameter (`$n`).
+/// Whether `e` uses a parameter (`$n`) or an outer query's value (a
+/// correlated subquery's `LIMIT o.n`, `subquery.rs`).
 fn has_parameter(e: &Expr) -> bool {
     let mut found = false;
     let _ = sqlparser::ast::visit_expressions(e, |e| {
         if let Expr::Value(v) = e
             && let sqlparser::ast::Value::Placeholder(p) = &v.value
-            && crate::params::parameter(p).is_some()
+            && (crate::params::parameter(p).is_some() || p.starts_with(scalar::OUTER_MARK))
         {
             found = true;
             return ControlFlow::Break(());

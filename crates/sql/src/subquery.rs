@@ -9,7 +9,11 @@
 //! - **Correlated** ones name columns of the outer query's FROM. Those
 //!   names (the ones that do not resolve in the subquery's own FROM but
 //!   do in the outer one; an inner name shadows an outer one, as in SQL)
-//!   become `$outer:K:OID` markers, bound as [`Scalar::Outer`]. The plan
+//!   become `$outer:K:OID` markers, bound as [`Scalar::Outer`], wherever
+//!   the subquery has them: its select list, FROM (function arguments,
+//!   derived tables, join conditions), WHERE, GROUP BY, HAVING, ORDER BY
+//!   (save a bare name of its own output column) and LIMIT/OFFSET (a
+//!   count evaluated per run, `counts.rs`). The plan
 //!   records which outer column each `K` is. The subquery then runs once
 //!   per outer row, with those values (`Env::outer`), through the
 //!   [`Runner`] the outer query's run lends its expressions. It is the
@@ -423,6 +427,34 @@ fn correlated(
     if let Some(e) = &mut select.selection {
         let _ = e.visit(&mut refs);
     }
+    if let Some(e) = &mut select.having {
+        let _ = e.visit(&mut refs);
+    }
+    if let sqlparser::ast::GroupByExpr::Expressions(keys, _) = &mut select.group_by {
+        let _ = keys.visit(&mut refs);
+    }
+    // (A join's ON condition; USING names no expression.)
+    for join in select.from.iter_mut().flat_map(|item| &mut item.joins) {
+        let _ = VisitMut::visit(&mut join.join_operator, &mut refs);
+    }
+    // ORDER BY reads the outer query too (`order by f1 <-> point(x, x)`),
+    // save where a bare name is one of the subquery's own output columns.
+    let outputs = output_names(&select.projection);
+    if let Some(order) = &mut q.order_by
+        && let sqlparser::ast::OrderByKind::Expressions(keys) = &mut order.kind
+    {
+        for key in keys {
+            let output = match &key.expr {
+                Expr::Identifier(name) => outputs.contains(&names::ident(name)),
+                _ => false,
+            };
+            if !output {
+                let _ = VisitMut::visit(&mut key.expr, &mut refs);
+            }
+        }
+    }
+    let _ = VisitMut::visit(&mut q.limit_clause, &mut refs);
+    let _ = VisitMut::visit(&mut q.fetch, &mut refs);
     if !refs.found {
         return Ok(None);
     }
@@ -441,6 +473,17 @@ fn correlated(
         hashed,
         fills: None,
     }))
+}
+
+/// The names of a select list's columns that ORDER BY may name.
+fn output_names(projection: &[SelectItem]) -> Vec<String> {
+    (projection.iter())
+        .filter_map(|item| match item {
+            SelectItem::ExprWithAlias { alias, .. } => Some(names::ident(alias)),
+            SelectItem::UnnamedExpr(e) => Some(crate::query::column_name(e)),
+            _ => None,
+        })
+        .collect()
 }
 
 /// Makes the correlated subqueries that run over an aggregate row

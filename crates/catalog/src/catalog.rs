@@ -28,7 +28,7 @@ use crate::class_writes::ClassTable;
 use crate::currency::DdlMarks;
 use crate::defs::{
     AttributeRow, ClassRow, ColumnDef, Deferrable, IndexDef, KIND_INDEX, KIND_SEQUENCE, KIND_TABLE,
-    KIND_VIEW, KeyOrder, TableDef,
+    KIND_VIEW, KeyOrder, Nulls, TableDef,
 };
 use crate::error::CatalogError;
 use crate::index_exprs::{IndexEvaluator, IndexExprs};
@@ -48,9 +48,10 @@ use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum IndexKind {
     Plain,
-    Unique,
+    /// Unique, NULLs distinct or not.
+    Unique(Nulls),
     /// Unique, made by a UNIQUE constraint (which may be deferrable).
-    UniqueConstraint(Deferrable),
+    UniqueConstraint(Deferrable, Nulls),
     /// Unique, and the table's primary key (which may be deferrable).
     Primary(Deferrable),
 }
@@ -60,8 +61,8 @@ impl IndexKind {
     pub(crate) fn of(def: &IndexDef) -> IndexKind {
         match (def.primary, def.constraint, def.unique) {
             (true, _, _) => IndexKind::Primary(def.deferrable),
-            (false, true, _) => IndexKind::UniqueConstraint(def.deferrable),
-            (false, false, true) => IndexKind::Unique,
+            (false, true, _) => IndexKind::UniqueConstraint(def.deferrable, def.nulls),
+            (false, false, true) => IndexKind::Unique(def.nulls),
             (false, false, false) => IndexKind::Plain,
         }
     }
@@ -444,25 +445,26 @@ impl Catalog {
         self.create_index_ordered(txn, table_name, index_name, &ascending(columns), unique)
     }
 
-    /// `ALTER TABLE table_name ADD [CONSTRAINT index_name] UNIQUE
-    /// (columns) [DEFERRABLE ...]`: the unique index the constraint is,
-    /// marked as one ([`IndexDef::constraint`]: DROP CONSTRAINT drops it,
-    /// DROP INDEX does not).
+    /// `ALTER TABLE table_name ADD [CONSTRAINT index_name] UNIQUE [NULLS
+    /// [NOT] DISTINCT] (columns) [INCLUDE (include)] [DEFERRABLE ...]`:
+    /// the unique index the constraint is, marked as one
+    /// ([`IndexDef::constraint`]: DROP CONSTRAINT drops it, DROP INDEX
+    /// does not).
     pub fn add_unique_constraint(
         &self,
         txn: &mut Transaction,
         table_name: &str,
         index_name: &str,
-        columns: &[&str],
-        include: &[&str],
+        (columns, include): (&[&str], &[&str]),
         deferrable: Deferrable,
+        nulls: Nulls,
     ) -> Result<IndexDef, CatalogError> {
         self.build_ascending(
             txn,
             table_name,
             index_name,
             (columns, include),
-            IndexKind::UniqueConstraint(deferrable),
+            IndexKind::UniqueConstraint(deferrable, nulls),
         )
     }
 
@@ -524,7 +526,7 @@ impl Catalog {
             index_name,
             (&named(columns), &[]),
             IndexExprs::default(),
-            unique,
+            unique.then_some(Nulls::Distinct),
         )
     }
 
@@ -534,7 +536,8 @@ impl Catalog {
     /// (README, "Expression and partial indexes"). Its entries are
     /// computed by the evaluator the SQL layer lent
     /// ([`Catalog::set_index_evaluator`]). The columns named second are
-    /// its included ones (`INCLUDE`: [`IndexExprs::include`]).
+    /// its included ones (`INCLUDE`: [`IndexExprs::include`]). `unique`:
+    /// how a unique index compares NULLs (`None`: not unique).
     pub fn create_index_derived(
         &self,
         txn: &mut Transaction,
@@ -542,11 +545,11 @@ impl Catalog {
         index_name: &str,
         keys: (&[(Option<&str>, KeyOrder)], &[&str]),
         exprs: IndexExprs,
-        unique: bool,
+        unique: Option<Nulls>,
     ) -> Result<IndexDef, CatalogError> {
         let kind = match unique {
-            true => IndexKind::Unique,
-            false => IndexKind::Plain,
+            Some(nulls) => IndexKind::Unique(nulls),
+            None => IndexKind::Plain,
         };
         self.build_index(txn, table_name, index_name, keys, exprs, kind)
     }
@@ -629,10 +632,11 @@ impl Catalog {
             exprs,
         } = keys;
         let unique = kind != IndexKind::Plain;
-        let (primary, constraint, deferrable) = match kind {
-            IndexKind::Primary(deferrable) => (true, true, deferrable),
-            IndexKind::UniqueConstraint(deferrable) => (false, true, deferrable),
-            IndexKind::Plain | IndexKind::Unique => (false, false, Deferrable::No),
+        let (primary, constraint, deferrable, nulls) = match kind {
+            IndexKind::Primary(deferrable) => (true, true, deferrable, Nulls::Distinct),
+            IndexKind::UniqueConstraint(deferrable, nulls) => (false, true, deferrable, nulls),
+            IndexKind::Unique(nulls) => (false, false, Deferrable::No, nulls),
+            IndexKind::Plain => (false, false, Deferrable::No, Nulls::Distinct),
         };
         // json has no btree order in PostgreSQL; jsonb has one, which
         // folio's keys do not encode. Arrays of other types have keys.
@@ -680,6 +684,7 @@ impl Catalog {
             constraint,
             clustered: false,
             deferrable,
+            nulls,
             columns: positions.clone(),
             order: order.clone(),
             sequence: None,
@@ -711,6 +716,7 @@ impl Catalog {
             root,
             exprs,
             deferrable,
+            nulls,
         };
         // Built from a snapshot taken now, with writers locked out: every
         // committed row gets its entry, whatever the transaction's
@@ -1579,6 +1585,7 @@ impl Catalog {
                 root: c.root,
                 exprs: c.exprs.clone(),
                 deferrable: c.deferrable,
+                nulls: c.nulls,
             })
             .collect();
         // Made before indexes recorded it (ClassRow::primary), a primary

@@ -68,6 +68,9 @@ pub struct IndexDef {
     /// (folio-sql README "Deferred constraints"; PostgreSQL's
     /// `indimmediate` false).
     pub deferrable: Deferrable,
+    /// How a unique index compares keys with NULLs (`NULLS [NOT]
+    /// DISTINCT`; PostgreSQL's `indnullsnotdistinct`).
+    pub nulls: Nulls,
 }
 
 impl IndexDef {
@@ -332,6 +335,18 @@ pub enum Deferrable {
     InitiallyImmediate,
     /// `DEFERRABLE INITIALLY DEFERRED`.
     InitiallyDeferred,
+}
+
+/// How a unique index (or UNIQUE constraint) treats keys holding a NULL:
+/// PostgreSQL 15's `NULLS [NOT] DISTINCT`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Nulls {
+    /// Each NULL differs from every value and every other NULL: a key
+    /// with one is never a duplicate (SQL's and PostgreSQL's default).
+    #[default]
+    Distinct,
+    /// NULLs equal each other: `(1, NULL)` twice is a duplicate.
+    NotDistinct,
 }
 
 impl Deferrable {
@@ -777,6 +792,9 @@ pub(crate) struct ClassRow {
     /// `INITIALLY DEFERRED` (clear in rows written before them: not
     /// deferrable).
     pub deferrable: Deferrable,
+    /// A unique index's `NULLS NOT DISTINCT`: bit 7 (clear in rows
+    /// written before it: NULLs distinct).
+    pub nulls: Nulls,
     pub columns: Vec<u16>,
     pub order: Vec<KeyOrder>,
     /// A sequence's options (kind `S` only), after the columns.
@@ -841,6 +859,7 @@ impl ClassRow {
             constraint: false,
             clustered: false,
             deferrable: Deferrable::No,
+            nulls: Nulls::Distinct,
             columns: Vec::new(),
             order: Vec::new(),
             sequence: None,
@@ -879,7 +898,8 @@ impl ClassRow {
                 | (self.constraint as u8) << 3
                 | (self.clustered as u8) << 4
                 | (self.deferrable.is_deferrable() as u8) << 5
-                | (self.deferrable.initially_deferred() as u8) << 6)
+                | (self.deferrable.initially_deferred() as u8) << 6
+                | ((self.nulls == Nulls::NotDistinct) as u8) << 7)
             .u16(self.columns.len() as u16);
         for (c, o) in self.columns.iter().zip(&self.order) {
             w.u16(*c | o.bits());
@@ -939,9 +959,10 @@ impl ClassRow {
             (true, true) => Deferrable::InitiallyDeferred,
             (false, true) => return Err(format!("index flags {flags:#04x}")),
         };
-        if flags > 127 {
-            return Err(format!("index flags {flags:#04x}"));
-        }
+        let nulls = match flags & 128 != 0 {
+            true => Nulls::NotDistinct,
+            false => Nulls::Distinct,
+        };
         let (unique, prefix_free) = (flags & 1 != 0, flags & 2 != 0);
         let (primary, constraint) = (flags & 4 != 0, flags & 8 != 0);
         let clustered = flags & 16 != 0;
@@ -1046,6 +1067,7 @@ impl ClassRow {
             constraint,
             clustered,
             deferrable,
+            nulls,
             columns,
             order,
             sequence,
@@ -1149,6 +1171,7 @@ mod tests {
             constraint: true,
             clustered: true,
             deferrable: Deferrable::No,
+            nulls: Nulls::Distinct,
             columns: vec![0, 2],
             order: vec![KeyOrder::new(false), KeyOrder::new(true)],
             sequence: None,
@@ -1197,6 +1220,13 @@ mod tests {
             };
             assert_eq!(ClassRow::decode(&key.encode()), Ok(key));
         }
+        // NULLS NOT DISTINCT takes the flag byte's last bit.
+        let not_distinct = ClassRow {
+            deferrable: Deferrable::InitiallyDeferred,
+            nulls: Nulls::NotDistinct,
+            ..class.clone()
+        };
+        assert_eq!(ClassRow::decode(&not_distinct.encode()), Ok(not_distinct));
         let expression = ClassRow {
             columns: vec![IndexDef::EXPRESSION, 1],
             exprs: IndexExprs {

@@ -58,7 +58,7 @@ pub use catalog::{
 pub use constraints::ForeignKeyRequest;
 pub use defs::{
     ColumnDef, ConstraintDef, ConstraintKind, Deferrable, ForeignKey, IndexDef, KeyOrder, Matview,
-    Partition, RefAction, TableDef,
+    Nulls, Partition, RefAction, TableDef,
 };
 pub use descriptions::{Described, Description, MAX_COMMENT_BYTES};
 pub use domains::{Dependent, DomainCheck, DomainType};

@@ -161,11 +161,14 @@ impl RelationIndex {
     }
 
     /// Whether a unique index checks the entry of these key values (in
-    /// the index's column order): not when one is NULL, since NULLs are
-    /// distinct (PostgreSQL's default, `NULLS DISTINCT`). The one owner of
-    /// that rule.
+    /// the index's column order): not when one is NULL and NULLs are
+    /// distinct (PostgreSQL's default, `NULLS DISTINCT`); always under
+    /// `NULLS NOT DISTINCT`, where a NULL's key (folio-row's encoding, one
+    /// for every NULL of a column) equals another's. The one owner of that
+    /// rule.
     pub fn checks_unique(&self, key_values: &[Value]) -> bool {
-        self.def.unique && !key_values.contains(&Value::Null)
+        self.def.unique
+            && (self.def.nulls == crate::Nulls::NotDistinct || !key_values.contains(&Value::Null))
     }
 
     /// Enters `key` (of `key_values`) for the version at `tid`, checked

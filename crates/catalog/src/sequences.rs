@@ -585,6 +585,7 @@ impl Catalog {
             constraint: false,
             clustered: false,
             deferrable: Default::default(),
+            nulls: Default::default(),
             columns: Vec::new(),
             order: Vec::new(),
             sequence: Some(options),

@@ -590,10 +590,9 @@ fn index_copy(def: &TableDef, index: &IndexDef) -> IndexCopy {
             folio_catalog::Deferrable::InitiallyImmediate => " DEFERRABLE",
             folio_catalog::Deferrable::InitiallyDeferred => " DEFERRABLE INITIALLY DEFERRED",
         };
-        let kind = if index.primary {
-            "PRIMARY KEY"
-        } else {
-            "UNIQUE"
+        let kind = match index.primary {
+            true => "PRIMARY KEY",
+            false => &format!("UNIQUE{}", crate::indexes::nulls_clause(index.nulls)),
         };
         return IndexCopy {
             head: "ALTER TABLE",
@@ -609,6 +608,9 @@ fn index_copy(def: &TableDef, index: &IndexDef) -> IndexCopy {
             true => "CREATE UNIQUE INDEX ON",
             false => "CREATE INDEX ON",
         },
-        tail: format!("({keys}){predicate}"),
+        tail: format!(
+            "({keys}){}{predicate}",
+            crate::indexes::nulls_clause(index.nulls)
+        ),
     }
 }

@@ -1966,11 +1966,14 @@ pub fn rename_index(
 
 /// A `[CONSTRAINT name] PRIMARY KEY (columns)` or `[CONSTRAINT name]
 /// UNIQUE (columns)` table constraint, `[NOT] DEFERRABLE [INITIALLY
-/// ...]` or not, with nothing more (no index name, type or options, NULLS
-/// NOT DISTINCT): whether it is the primary key, and the key (its
-/// columns' or characteristics' error).
+/// ...]` or not, UNIQUE `NULLS [NOT] DISTINCT` or not, with nothing more
+/// (no index name, type or options): whether it is the primary key, and
+/// the key (its columns' or characteristics' error).
 fn key_constraint(constraint: &TableConstraint) -> Option<(bool, Result<KeyConstraint, SqlError>)> {
-    let key = |name: &Option<Ident>, columns: &[IndexColumn], characteristics: &Option<_>| {
+    let key = |name: &Option<Ident>,
+               columns: &[IndexColumn],
+               characteristics: &Option<_>,
+               nulls: folio_catalog::Nulls| {
         // `INCLUDE (...)` and `USING INDEX i` (`key_include_syntax.rs`).
         let spec = crate::key_include_syntax::KeySpec::take(columns);
         Ok(KeyConstraint {
@@ -1983,6 +1986,7 @@ fn key_constraint(constraint: &TableConstraint) -> Option<(bool, Result<KeyConst
                 .map(|c| Ok::<_, SqlError>(indexes::ordered_column(c)?.0))
                 .transpose()?,
             deferrable: deferrable(characteristics.as_ref())?,
+            nulls,
         })
     };
     match constraint {
@@ -1993,7 +1997,10 @@ fn key_constraint(constraint: &TableConstraint) -> Option<(bool, Result<KeyConst
             columns,
             index_options,
             characteristics,
-        } if index_options.is_empty() => Some((true, key(name, columns, characteristics))),
+        } if index_options.is_empty() => {
+            let nulls = folio_catalog::Nulls::Distinct;
+            Some((true, key(name, columns, characteristics, nulls)))
+        }
         TableConstraint::Unique {
             name,
             index_name: None,
@@ -2001,9 +2008,16 @@ fn key_constraint(constraint: &TableConstraint) -> Option<(bool, Result<KeyConst
             columns,
             index_options,
             characteristics,
-            nulls_distinct: NullsDistinctOption::None,
+            nulls_distinct,
             ..
-        } if index_options.is_empty() => Some((false, key(name, columns, characteristics))),
+        } if index_options.is_empty() => {
+            let nulls = indexes::nulls(match nulls_distinct {
+                NullsDistinctOption::None => None,
+                NullsDistinctOption::Distinct => Some(true),
+                NullsDistinctOption::NotDistinct => Some(false),
+            });
+            Some((false, key(name, columns, characteristics, nulls)))
+        }
         _ => None,
     }
 }
@@ -2023,6 +2037,8 @@ struct KeyConstraint {
     /// `DEFERRABLE [INITIALLY DEFERRED]` (design: README "Deferred
     /// constraints").
     deferrable: Deferrable,
+    /// A UNIQUE constraint's `NULLS [NOT] DISTINCT`.
+    nulls: folio_catalog::Nulls,
 }
 
 impl KeyConstraint {
@@ -2032,12 +2048,16 @@ impl KeyConstraint {
         column: &str,
         characteristics: Option<&ConstraintCharacteristics>,
     ) -> Result<KeyConstraint, SqlError> {
+        // (`UNIQUE NULLS NOT DISTINCT` rides in the name.)
+        let written = option.name.as_ref().map(names::ident);
+        let (name, nulls) = crate::key_include_syntax::column_nulls(written);
         Ok(KeyConstraint {
-            name: option.name.as_ref().map(names::ident),
+            name,
             columns: vec![column.to_string()],
             include: Vec::new(),
             using_index: None,
             deferrable: deferrable(characteristics)?,
+            nulls,
         })
     }
 
@@ -2068,7 +2088,7 @@ impl KeyConstraint {
                 table,
                 self.name.as_deref(),
                 (&self.columns, &self.include),
-                self.deferrable,
+                (self.deferrable, self.nulls),
             );
         }
         for column in &self.columns {

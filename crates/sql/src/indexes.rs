@@ -32,13 +32,12 @@ pub fn create_index(
         ));
     }
     if !using_btree
-        || create.nulls_distinct.is_some()
         || !create.with.is_empty()
         || !create.index_options.is_empty()
         || !create.alter_options.is_empty()
     {
         return Err(SqlError::unsupported(
-            "CREATE INDEX with USING (other than btree), NULLS DISTINCT or WITH",
+            "CREATE INDEX with USING (other than btree) or WITH",
         ));
     }
     // CONCURRENTLY builds the same index; folio's build locks writers out
@@ -105,9 +104,31 @@ pub fn create_index(
         &name,
         (&keyed, &include),
         exprs,
-        create.unique,
+        create.unique.then_some(nulls(create.nulls_distinct)),
     )?;
     Ok(Output::command("CREATE INDEX"))
+}
+
+/// How a unique index's NULLs compare, from `NULLS [NOT] DISTINCT`
+/// (`Some(false)`: NOT DISTINCT; not given: distinct, PostgreSQL's
+/// default). A plain index takes the clause and has no use for it, as
+/// PostgreSQL's.
+pub fn nulls(nulls_distinct: Option<bool>) -> folio_catalog::Nulls {
+    match nulls_distinct {
+        Some(false) => folio_catalog::Nulls::NotDistinct,
+        Some(true) | None => folio_catalog::Nulls::Distinct,
+    }
+}
+
+/// `NULLS NOT DISTINCT` as SQL text writes it for `nulls` (after `UNIQUE`
+/// in a constraint, after the key list of an index: `pg_get_indexdef`,
+/// `pg_get_constraintdef`, the copies of an index for LIKE and for a
+/// partition), with a space before; nothing for the default.
+pub fn nulls_clause(nulls: folio_catalog::Nulls) -> &'static str {
+    match nulls {
+        folio_catalog::Nulls::NotDistinct => " NULLS NOT DISTINCT",
+        folio_catalog::Nulls::Distinct => "",
+    }
 }
 
 /// A key of `CREATE INDEX`: a column, or an expression's value.
@@ -201,7 +222,7 @@ pub fn add_unique(
     table: &str,
     constraint: Option<&str>,
     (columns, include): (&[String], &[String]),
-    deferrable: folio_catalog::Deferrable,
+    (deferrable, nulls): (folio_catalog::Deferrable, folio_catalog::Nulls),
 ) -> Result<(), SqlError> {
     let plain: Vec<&str> = columns.iter().map(String::as_str).collect();
     let include: Vec<&str> = include.iter().map(String::as_str).collect();
@@ -213,7 +234,7 @@ pub fn add_unique(
         None => free_name(db, txn, table, &labels, "key")?,
     };
     db.catalog()
-        .add_unique_constraint(txn, table, &name, &plain, &include, deferrable)?;
+        .add_unique_constraint(txn, table, &name, (&plain, &include), deferrable, nulls)?;
     Ok(())
 }
 

@@ -456,7 +456,16 @@ impl View {
                         index.deferrable,
                     ),
                     false => {
-                        deferrable_constraint(&index.name, "UNIQUE", text("YES"), index.deferrable)
+                        let distinct = match index.nulls {
+                            folio_catalog::Nulls::Distinct => "YES",
+                            folio_catalog::Nulls::NotDistinct => "NO",
+                        };
+                        deferrable_constraint(
+                            &index.name,
+                            "UNIQUE",
+                            text(distinct),
+                            index.deferrable,
+                        )
                     }
                 }),
                 View::KeyColumnUsage => out.extend(

@@ -13,6 +13,13 @@
 //! ADD take them alike. `CREATE INDEX ... INCLUDE`, which sqlparser
 //! reads, is left alone (no `(` follows its `UNIQUE`), and so is
 //! `REPLICA IDENTITY USING INDEX`.
+//!
+//! A column's own `UNIQUE NULLS [NOT] DISTINCT` (sqlparser reads the
+//! clause in a table constraint only) loses the clause; NOT DISTINCT
+//! rides in the constraint's name instead: `[CONSTRAINT c] UNIQUE NULLS
+//! NOT DISTINCT` becomes `CONSTRAINT "\0nulls not distinct:c" UNIQUE`
+//! (no name after the colon when none was written), which
+//! [`column_nulls`] reads back.
 
 use crate::parse::{closing, quoted_word as name, word_at as is_word_at};
 use sqlparser::ast::IndexColumn;
@@ -23,6 +30,25 @@ const INCLUDE: &str = "\u{0}include";
 
 /// The name after which the index of `USING INDEX` follows.
 const USING_INDEX: &str = "\u{0}using index";
+
+/// What begins the constraint name of a column's `UNIQUE NULLS NOT
+/// DISTINCT`; the name written (if any) follows.
+const NULLS_NOT_DISTINCT: &str = "\u{0}nulls not distinct:";
+
+/// A column's UNIQUE constraint's name as written (`None`: not given)
+/// and how its NULLs compare, from the name [`encode`] gave it.
+pub fn column_nulls(name: Option<String>) -> (Option<String>, folio_catalog::Nulls) {
+    match name
+        .as_deref()
+        .and_then(|n| n.strip_prefix(NULLS_NOT_DISTINCT))
+    {
+        Some(written) => (
+            Some(written.to_string()).filter(|n| !n.is_empty()),
+            folio_catalog::Nulls::NotDistinct,
+        ),
+        None => (name, folio_catalog::Nulls::Distinct),
+    }
+}
 
 /// A key constraint's column list, split into what [`encode`] put there.
 #[derive(Debug, Default)]
@@ -73,7 +99,10 @@ pub fn encode(tokens: &mut Vec<TokenWithSpan>) {
     let mut at = 0;
     while at < tokens.len() {
         let list = if is_word_at(tokens, at, "unique") {
-            at + 1
+            match nulls_clause(tokens, &mut at) {
+                Some(next) => next,
+                None => continue,
+            }
         } else if is_word_at(tokens, at, "primary") && is_word_at(tokens, at + 1, "key") {
             at + 2
         } else {
@@ -124,6 +153,50 @@ pub fn encode(tokens: &mut Vec<TokenWithSpan>) {
         tokens.splice(close..close, moved);
         at = close + added;
     }
+}
+
+/// After the `UNIQUE` at `at`: where its column list may start, past a
+/// table constraint's `NULLS [NOT] DISTINCT` (sqlparser's to read).
+/// `None` when the clause was a column constraint's, rewritten (as the
+/// module's comment says) with `at` past it.
+fn nulls_clause(tokens: &mut Vec<TokenWithSpan>, at: &mut usize) -> Option<usize> {
+    let start = *at + 1;
+    if !is_word_at(tokens, start, "nulls") {
+        return Some(start);
+    }
+    let not = is_word_at(tokens, start + 1, "not");
+    let distinct = start + 1 + usize::from(not);
+    if !is_word_at(tokens, distinct, "distinct") {
+        return Some(start);
+    }
+    if tokens.get(distinct + 1).map(|t| &t.token) == Some(&Token::LParen) {
+        return Some(distinct + 1);
+    }
+    tokens.drain(start..=distinct);
+    if not {
+        let named = *at >= 2
+            && is_word_at(tokens, *at - 2, "constraint")
+            && matches!(tokens[*at - 1].token, Token::Word(_));
+        if named {
+            let Token::Word(written) = &tokens[*at - 1].token else {
+                unreachable!("a word, checked above");
+            };
+            let written = match written.quote_style {
+                Some(_) => written.value.clone(),
+                None => written.value.to_lowercase(),
+            };
+            tokens[*at - 1] = TokenWithSpan::wrap(name(&format!("{NULLS_NOT_DISTINCT}{written}")));
+        } else {
+            let marked = [
+                TokenWithSpan::wrap(Token::make_keyword("CONSTRAINT")),
+                TokenWithSpan::wrap(name(NULLS_NOT_DISTINCT)),
+            ];
+            tokens.splice(*at..*at, marked);
+            *at += 2;
+        }
+    }
+    *at += 1;
+    None
 }
 
 #[cfg(test)]

@@ -664,17 +664,17 @@ pub fn description_key(d: &folio_catalog::Description) -> (char, i64, i64) {
     }
 }
 
-/// `PRIMARY KEY (a, b)` or `UNIQUE (a) [INCLUDE (b)]`.
+/// `PRIMARY KEY (a, b)` or `UNIQUE [NULLS NOT DISTINCT] (a) [INCLUDE
+/// (b)]`.
 fn key_definition(table: &TableDef, index: &IndexDef) -> String {
     let columns: Vec<String> = index
         .columns
         .iter()
         .map(|&c| names::written(&table.columns[usize::from(c)].name).to_string())
         .collect();
-    let kind = if index.primary {
-        "PRIMARY KEY"
-    } else {
-        "UNIQUE"
+    let kind = match index.primary {
+        true => "PRIMARY KEY",
+        false => &format!("UNIQUE{}", crate::indexes::nulls_clause(index.nulls)),
     };
     format!(
         "{kind} ({}){}{}",

@@ -1202,7 +1202,7 @@ impl SystemRelation {
                             Value::Int2(width as i16),
                             Value::Int2(index.columns.len() as i16),
                             Value::Bool(index.unique),
-                            Value::Bool(false),
+                            Value::Bool(index.nulls == folio_catalog::Nulls::NotDistinct),
                             Value::Bool(index.primary),
                             Value::Bool(false),
                             Value::Bool(!index.deferrable.is_deferrable()),
@@ -2388,13 +2388,14 @@ pub fn index_definition(table: &TableDef, index: &IndexDef, pretty: bool) -> Str
         None => String::new(),
     };
     format!(
-        "CREATE {}INDEX {} ON {}{} USING btree ({}){}{predicate}",
+        "CREATE {}INDEX {} ON {}{} USING btree ({}){}{}{predicate}",
         if index.unique { "UNIQUE " } else { "" },
         names::written(&index.name),
         if pretty { "" } else { "public." },
         names::written(&table.name),
         keys.join(", "),
-        include_clause(table, index)
+        include_clause(table, index),
+        crate::indexes::nulls_clause(index.nulls)
     )
 }
 

@@ -361,10 +361,13 @@ fn attach_def(
             .collect();
         let (columns, ordered) = (columns.join(", "), ordered.join(", "));
         let written = written_name(name);
+        let nulls = crate::indexes::nulls_clause(index.nulls);
         let sql = match (index.primary, index.constraint, index.unique) {
             (true, _, _) => format!("ALTER TABLE {written} ADD PRIMARY KEY ({columns})"),
-            (false, true, _) => format!("ALTER TABLE {written} ADD UNIQUE ({columns})"),
-            (false, false, true) => format!("CREATE UNIQUE INDEX ON {written} ({ordered})"),
+            (false, true, _) => format!("ALTER TABLE {written} ADD UNIQUE{nulls} ({columns})"),
+            (false, false, true) => {
+                format!("CREATE UNIQUE INDEX ON {written} ({ordered}){nulls}")
+            }
             (false, false, false) => format!("CREATE INDEX ON {written} ({ordered})"),
         };
         run_sql(cx, txn, notices, parse_one(&sql)?)?;

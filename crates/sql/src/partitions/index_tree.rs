@@ -16,8 +16,9 @@ use std::collections::HashMap;
 
 /// Whether `child`, an index of a partition, can stand for `parent`, an
 /// index of the partitioned table: the same key columns and expressions,
-/// predicate and uniqueness (the parent's columns at the partition's
-/// positions, `map`), and a constraint's index for a constraint's.
+/// predicate, uniqueness and NULLS [NOT] DISTINCT (the parent's columns
+/// at the partition's positions, `map`), and a constraint's index for a
+/// constraint's.
 /// As PostgreSQL 15's, the columns' order (DESC, NULLS FIRST) is not
 /// compared: `(b)` stands for `(b desc)`.
 pub fn stands_for(
@@ -28,6 +29,7 @@ pub fn stands_for(
     child.columns == super::column_map::positions_in(map, &parent.columns)
         && child.exprs == parent.exprs
         && child.unique == parent.unique
+        && child.nulls == parent.nulls
         && child.primary == parent.primary
         && (child.constraint || !parent.constraint)
 }

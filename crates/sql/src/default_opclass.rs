@@ -32,17 +32,26 @@ const DEFAULTS: &[(&str, &[u32])] = &[
     ("jsonb_ops", &[3802]),
 ];
 
-/// Ok when `class` is the default btree operator class of a column of
-/// type oid `type_oid` (`None`: the key is an expression, whose class
-/// folio does not check, so only its default is taken by name either).
+/// Ok when `class` is the default btree operator class of a key of type
+/// oid `type_oid` (`None`: not known, which no class serves). A default
+/// class of another type is PostgreSQL's 42804; any other class 0A000.
 pub fn check(class: &str, type_oid: Option<u32>, key: &str) -> Result<(), SqlError> {
     let class = class.to_ascii_lowercase();
-    let ok = DEFAULTS
-        .iter()
-        .any(|(name, oids)| *name == class && type_oid.is_some_and(|t| oids.contains(&t)));
-    match ok {
-        true => Ok(()),
-        false => Err(SqlError::unsupported(format!(
+    let Some((_, oids)) = DEFAULTS.iter().find(|(name, _)| *name == class) else {
+        return Err(SqlError::unsupported(format!(
+            "the operator class of {key}"
+        )));
+    };
+    match type_oid {
+        Some(t) if oids.contains(&t) => Ok(()),
+        Some(t) => Err(SqlError::new(
+            "42804",
+            format!(
+                "operator class \"{class}\" does not accept data type {}",
+                crate::catalog_functions::format_type(i64::from(t), None)
+            ),
+        )),
+        None => Err(SqlError::unsupported(format!(
             "the operator class of {key}"
         ))),
     }

@@ -145,6 +145,15 @@ impl SqlError {
         )
     }
 
+    /// 25001: a command PostgreSQL runs outside a transaction block only,
+    /// run in one (`VACUUM`, `CREATE INDEX CONCURRENTLY`, ...).
+    pub fn inside_block(command: &str) -> SqlError {
+        SqlError::new(
+            "25001",
+            format!("{command} cannot run inside a transaction block"),
+        )
+    }
+
     /// A command PostgreSQL runs in a transaction block only, run outside
     /// one (`code`: 25P01, or 25001 for LOCK).
     pub fn outside_block(code: &'static str, command: &str) -> SqlError {

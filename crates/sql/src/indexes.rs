@@ -49,7 +49,6 @@ pub fn create_index(
         .map(index_key)
         .collect::<Result<Vec<_>, _>>()?;
     let include: Vec<String> = create.include.iter().map(names::ident).collect();
-    check_operator_classes(db, txn, &table, create, &keys)?;
     let name = match &create.name {
         Some(name) => names::relation(name)?,
         None => {
@@ -89,6 +88,7 @@ pub fn create_index(
             crate::index_exprs::prepare(&relation, &expressions, predicate.as_ref())?
         }
     };
+    check_operator_classes(db, txn, &table, create, &keys, &exprs)?;
     let keyed: Vec<(Option<&str>, KeyOrder)> = (keys.iter())
         .map(|(key, order)| match key {
             Key::Column(c) => (Some(c.as_str()), *order),
@@ -131,6 +131,26 @@ pub fn nulls_clause(nulls: folio_catalog::Nulls) -> &'static str {
     }
 }
 
+/// PostgreSQL's limits of `DROP INDEX CONCURRENTLY` (`drop`, the DROP
+/// INDEX without the word): one index, no CASCADE (0A000).
+pub fn check_drop_concurrently(drop: &sqlparser::ast::Statement) -> Result<(), SqlError> {
+    if let sqlparser::ast::Statement::Drop { names, cascade, .. } = drop {
+        if names.len() > 1 {
+            return Err(SqlError::new(
+                "0A000",
+                "DROP INDEX CONCURRENTLY does not support dropping multiple objects",
+            ));
+        }
+        if *cascade {
+            return Err(SqlError::new(
+                "0A000",
+                "DROP INDEX CONCURRENTLY does not support CASCADE",
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// A key of `CREATE INDEX`: a column, or an expression's value.
 enum Key {
     Column(String),
@@ -160,6 +180,7 @@ fn check_operator_classes(
     table: &str,
     create: &CreateIndex,
     keys: &[(Key, KeyOrder)],
+    exprs: &folio_catalog::IndexExprs,
 ) -> Result<(), SqlError> {
     if create.columns.iter().all(|c| c.operator_class.is_none()) {
         return Ok(());
@@ -168,15 +189,17 @@ fn check_operator_classes(
     let Some(def) = db.catalog().table(txn, table)? else {
         return Ok(());
     };
+    // (An expression key's type is its prepared expression's, in order.)
+    let mut expression_types = exprs.keys.iter().map(|k| k.type_oid);
     for (column, (key, _)) in create.columns.iter().zip(keys) {
-        let Some(class) = &column.operator_class else {
-            continue;
-        };
         let type_oid = match key {
             Key::Column(name) => (def.columns.iter())
                 .find(|c| c.name == *name)
                 .map(|c| c.type_oid),
-            Key::Expression(_) => None,
+            Key::Expression(_) => expression_types.next(),
+        };
+        let Some(class) = &column.operator_class else {
+            continue;
         };
         crate::default_opclass::check(&class.value, type_oid, &column.to_string())?;
     }

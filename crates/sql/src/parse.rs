@@ -51,8 +51,12 @@ pub enum Parsed {
     AlterIdentity(crate::alter_identity::AlterIdentity),
     /// `COMMENT ON ... IS ...` (sqlparser's takes tables and columns only).
     Comment(Comment),
-    /// `REINDEX INDEX | TABLE name` (sqlparser has none).
+    /// `REINDEX INDEX | TABLE [CONCURRENTLY] name` (sqlparser has none).
     Reindex(Reindex),
+    /// `DROP INDEX CONCURRENTLY [IF EXISTS] name [RESTRICT]` (sqlparser
+    /// reads no CONCURRENTLY): the DROP INDEX without it, run outside a
+    /// transaction block only.
+    DropIndexConcurrently(Box<Statement>),
     /// `CLUSTER [VERBOSE] [table [USING index]]` (sqlparser has none).
     Cluster(Cluster),
     /// `LOCK [TABLE] ...` (sqlparser reads MySQL's `LOCK TABLES`).
@@ -237,6 +241,10 @@ pub struct Reindex {
     /// `TABLE` (else `INDEX`).
     pub table: bool,
     pub name: String,
+    /// `CONCURRENTLY`: the same rebuild (folio's locks writers out for
+    /// its length, where PostgreSQL's lets them go on), outside a
+    /// transaction block only.
+    pub concurrently: bool,
 }
 
 /// `CLUSTER [VERBOSE] [table [USING index]]`.
@@ -591,6 +599,14 @@ pub fn statements(sql: &str) -> Result<Vec<Parsed>, SqlError> {
                 Parsed::Sql(Box::new(parse_one(spanned, &place)?))
             }
             Some(Keyword::RESET) => Parsed::Reset(reset_name(&plain(&spanned[1..]))?),
+            Some(Keyword::DROP)
+                if word_at(&spanned, 1, "index") && word_at(&spanned, 2, "concurrently") =>
+            {
+                spanned.remove(2);
+                let drop = parse_one(spanned, &place)?;
+                crate::indexes::check_drop_concurrently(&drop)?;
+                Parsed::DropIndexConcurrently(Box::new(drop))
+            }
             // `SHOW app.user_id`: sqlparser reads a name's parts as words
             // without their dots, so a dotted one is read here.
             Some(Keyword::SHOW) if spanned.get(2).map(|t| &t.token) == Some(&Token::Period) => {
@@ -2321,12 +2337,14 @@ fn reindex(tokens: &[Token]) -> Result<Reindex, SqlError> {
         }
         other => return Err(near(other)),
     };
-    if c.take_keyword(Keyword::CONCURRENTLY) {
-        return Err(SqlError::unsupported("REINDEX CONCURRENTLY"));
-    }
+    let concurrently = c.take_keyword(Keyword::CONCURRENTLY);
     let name = c.name()?;
     c.end()?;
-    Ok(Reindex { table, name })
+    Ok(Reindex {
+        table,
+        name,
+        concurrently,
+    })
 }
 
 /// The rest of `LOCK`: `[TABLE] [ONLY] name [*] [, ...] [IN mode MODE]

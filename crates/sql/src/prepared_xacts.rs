@@ -49,8 +49,5 @@ pub fn inside_block(commit: bool) -> SqlError {
         true => "COMMIT PREPARED",
         false => "ROLLBACK PREPARED",
     };
-    SqlError::new(
-        "25001",
-        format!("{what} cannot run inside a transaction block"),
-    )
+    SqlError::inside_block(what)
 }

@@ -640,7 +640,11 @@ impl Session {
         last: bool,
         sql: &str,
     ) -> Result<Output, SqlError> {
+        if let Some(command) = outside_blocks_only(statement) {
+            self.refuse_in_block(command)?;
+        }
         match statement {
+            Parsed::DropIndexConcurrently(drop) => self.execute(drop),
             Parsed::Declare(declare) => self.declare(declare, sql),
             Parsed::Fetch(fetch) => {
                 if let Block::Failed(_) = self.block {
@@ -1338,6 +1342,9 @@ impl Session {
         if let Some(listed) = &prepared.listed {
             listed.count_run();
         }
+        if let Some(command) = outside_blocks_only(&prepared.statement) {
+            self.refuse_in_block(command)?;
+        }
         match &prepared.statement {
             Parsed::Sql(statement) => {
                 let statement = crate::params::bind(statement, parameters)?;
@@ -1814,18 +1821,23 @@ impl Session {
         Ok(Output::CopyIn { columns })
     }
 
+    /// Refuses a command PostgreSQL runs outside a transaction block only
+    /// ([`outside_blocks_only`]): 25001 in a block (an implicit one
+    /// too), 25P02 in a failed one.
+    fn refuse_in_block(&self, command: &str) -> Result<(), SqlError> {
+        match self.block {
+            Block::Failed(_) => Err(SqlError::in_failed_block()),
+            Block::Open(_) => Err(SqlError::inside_block(command)),
+            Block::Idle => Ok(()),
+        }
+    }
+
     /// `VACUUM` (outside a block, as PostgreSQL) and `ANALYZE` (the
     /// planner's statistics: folio-catalog `statistics.rs`).
     fn vacuum(&mut self, vacuum: &Vacuum) -> Result<Output, SqlError> {
-        match self.block {
-            Block::Failed(_) => return Err(SqlError::in_failed_block()),
-            Block::Open(_) if vacuum.vacuum => {
-                return Err(SqlError::new(
-                    "25001",
-                    "VACUUM cannot run inside a transaction block",
-                ));
-            }
-            _ => {}
+        // (VACUUM in a block is refused before: `outside_blocks_only`.)
+        if let Block::Failed(_) = self.block {
+            return Err(SqlError::in_failed_block());
         }
         let tag = if vacuum.vacuum { "VACUUM" } else { "ANALYZE" };
         if vacuum.full {
@@ -1904,17 +1916,9 @@ impl Session {
     /// clustered index, each in a transaction of its own (25001 in a
     /// block).
     fn cluster(&mut self, cluster: &crate::parse::Cluster) -> Result<Output, SqlError> {
+        // (Without a table, refused in a block before:
+        // `outside_blocks_only`.)
         let Some(table) = &cluster.table else {
-            match self.block {
-                Block::Failed(_) => return Err(SqlError::in_failed_block()),
-                Block::Open(_) => {
-                    return Err(SqlError::new(
-                        "25001",
-                        "CLUSTER cannot run inside a transaction block",
-                    ));
-                }
-                Block::Idle => {}
-            }
             let names =
                 self.in_transaction(|cx, txn, _| crate::cluster::clustered_tables(cx, txn))?;
             for name in &names {
@@ -2009,20 +2013,12 @@ impl Session {
     /// of their own).
     fn discard(&mut self, what: sqlparser::ast::DiscardObject) -> Result<Output, SqlError> {
         use sqlparser::ast::DiscardObject;
+        // (ALL in a block is refused before: `outside_blocks_only`.)
         let in_block = !matches!(self.block, Block::Idle) || self.implicit;
-        match what {
-            DiscardObject::ALL if in_block => {
-                return Err(SqlError::new(
-                    "25001",
-                    "DISCARD ALL cannot run inside a transaction block",
-                ));
-            }
-            DiscardObject::TEMP if in_block => {
-                return Err(SqlError::unsupported(
-                    "DISCARD TEMP inside a transaction block",
-                ));
-            }
-            _ => {}
+        if matches!(what, DiscardObject::TEMP) && in_block {
+            return Err(SqlError::unsupported(
+                "DISCARD TEMP inside a transaction block",
+            ));
         }
         if matches!(what, DiscardObject::ALL) {
             self.forget_all_prepared();
@@ -3456,7 +3452,9 @@ pub(crate) fn run_utility(
     parsed: &Parsed,
 ) -> Result<Output, SqlError> {
     match parsed {
-        Parsed::Sql(statement) => run(cx, txn, notices, statement),
+        Parsed::Sql(statement) | Parsed::DropIndexConcurrently(statement) => {
+            run(cx, txn, notices, statement)
+        }
         Parsed::DropExpression(drop) => crate::ddl::drop_expression(cx, txn, notices, drop),
         Parsed::AlterIdentity(alter) => crate::alter_identity::run(cx, txn, notices, alter),
         Parsed::Comment(comment) => crate::comments::comment(cx, txn, notices, comment),
@@ -3622,13 +3620,37 @@ fn check_parameter_count(
     ))
 }
 
+/// The command `statement` is, if PostgreSQL runs it outside a
+/// transaction block only (its `PreventInTransactionBlock`): the one
+/// list of them, checked before each runs ([`Session::refuse_in_block`]).
+pub(crate) fn outside_blocks_only(statement: &Parsed) -> Option<&'static str> {
+    use sqlparser::ast::DiscardObject;
+    match statement {
+        Parsed::Vacuum(vacuum) if vacuum.vacuum => Some("VACUUM"),
+        Parsed::Cluster(cluster) if cluster.table.is_none() => Some("CLUSTER"),
+        Parsed::Reindex(reindex) if reindex.concurrently => Some("REINDEX CONCURRENTLY"),
+        Parsed::DropIndexConcurrently(_) => Some("DROP INDEX CONCURRENTLY"),
+        Parsed::Sql(statement) => match &**statement {
+            Statement::CreateIndex(create) if create.concurrently => {
+                Some("CREATE INDEX CONCURRENTLY")
+            }
+            Statement::Discard {
+                object_type: DiscardObject::ALL,
+            } => Some("DISCARD ALL"),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
 /// Whether prepared statement `statement`, run outside a block, opens
 /// the pipeline's implicit block: not transaction control, nor what
-/// refuses to run in a block (`VACUUM`, `CLUSTER` of every table,
-/// `DISCARD ALL`), which PostgreSQL runs alone when it comes first in a
-/// pipeline.
+/// refuses to run in a block ([`outside_blocks_only`]), which PostgreSQL
+/// runs alone when it comes first in a pipeline.
 fn opens_pipeline(statement: &Parsed) -> bool {
-    use sqlparser::ast::DiscardObject;
+    if outside_blocks_only(statement).is_some() {
+        return false;
+    }
     match statement {
         Parsed::Sql(statement) => !matches!(
             **statement,
@@ -3637,12 +3659,7 @@ fn opens_pipeline(statement: &Parsed) -> bool {
                 | Statement::Rollback { .. }
                 | Statement::Savepoint { .. }
                 | Statement::ReleaseSavepoint { .. }
-                | Statement::Discard {
-                    object_type: DiscardObject::ALL
-                }
         ),
-        Parsed::Vacuum(vacuum) => !vacuum.vacuum,
-        Parsed::Cluster(cluster) => cluster.table.is_some(),
         // A cursor outside a block is a held one (PostgreSQL's extended
         // protocol has no implicit block to declare one in).
         Parsed::Declare(_) | Parsed::Fetch(_) | Parsed::Close(_) => false,

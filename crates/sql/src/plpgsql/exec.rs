@@ -1285,6 +1285,12 @@ impl<'a, 'c> Runner<'a, 'c> {
         self.fresh = false;
         self.txn.next_statement();
         let _objects = crate::object_scope::enter(self.cx, self.txn, &mut self.kept)?;
+        if let Some(command) = crate::session::outside_blocks_only(parsed) {
+            return Err(SqlError::new(
+                "25001",
+                format!("{command} cannot be executed from a function"),
+            ));
+        }
         match parsed {
             Parsed::Sql(statement) => {
                 if transaction_control::is_transaction_command(statement) {

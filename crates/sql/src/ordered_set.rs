@@ -363,7 +363,7 @@ fn mode(values: &[Value]) -> Result<Value, SqlError> {
 /// exponent form below 1e-4 and from 1e6, trailing zeros dropped), which
 /// PostgreSQL's error names a fraction with; NaN and the infinities as
 /// PostgreSQL spells them.
-fn c_g(x: f64) -> String {
+pub(crate) fn c_g(x: f64) -> String {
     if x.is_nan() {
         return "NaN".into();
     }

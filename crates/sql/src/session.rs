@@ -2020,7 +2020,15 @@ impl Session {
                 "DISCARD TEMP inside a transaction block",
             ));
         }
+        // DISCARD ALL is PostgreSQL's list: SET SESSION AUTHORIZATION
+        // DEFAULT, RESET ALL, DEALLOCATE ALL, CLOSE ALL, UNLISTEN *,
+        // pg_advisory_unlock_all(), DISCARD PLANS, TEMP and SEQUENCES.
         if matches!(what, DiscardObject::ALL) {
+            self.set_session_authorization(None, false)?;
+            self.in_transaction(|cx, _, _| {
+                cx.backend.listen(None, false);
+                Ok(Output::command("UNLISTEN"))
+            })?;
             self.forget_all_prepared();
             let _ = self.cursors.close(None);
             self.plpgsql.clear();

@@ -29,11 +29,15 @@ pub enum SettingFunc {
     Current,
     /// `set_config(name, value, is_local)`.
     SetConfig,
+    /// `pg_settings_get_flags(name)`: PostgreSQL's flags of the setting
+    /// (`settings_list::flags`), NULL for a name that is none.
+    Flags,
 }
 
-const NAMES: [(&str, SettingFunc); 2] = [
+const NAMES: [(&str, SettingFunc); 3] = [
     ("current_setting", SettingFunc::Current),
     ("set_config", SettingFunc::SetConfig),
+    ("pg_settings_get_flags", SettingFunc::Flags),
 ];
 
 impl SettingFunc {
@@ -49,14 +53,15 @@ impl SettingFunc {
         match self {
             SettingFunc::Current => (1..=2).contains(&count),
             SettingFunc::SetConfig => count == 3,
+            SettingFunc::Flags => count == 1,
         }
     }
 
     /// Whether NULL arguments give NULL without a call: `current_setting`
-    /// is strict, `set_config` is not (a NULL value is RESET, a NULL
-    /// `is_local` false), as PostgreSQL's.
+    /// and `pg_settings_get_flags` are strict, `set_config` is not (a
+    /// NULL value is RESET, a NULL `is_local` false), as PostgreSQL's.
     pub fn is_strict(self) -> bool {
-        self == SettingFunc::Current
+        self != SettingFunc::SetConfig
     }
 
     /// Its value in the running statement's session.
@@ -80,11 +85,28 @@ impl SettingFunc {
                 let local = matches!(args[2], Value::Bool(true));
                 set_config(&name, text(&args[1]), local).map(Value::Text)
             }
+            SettingFunc::Flags => {
+                let Some(name) = text(&args[0]) else {
+                    return Ok(Value::Null);
+                };
+                let name = name.to_lowercase();
+                if current_setting(&name).is_err() {
+                    return Ok(Value::Null);
+                }
+                let custom = crate::settings::is_custom(&name).unwrap_or(false);
+                let flags = crate::settings_list::flags(&name, custom);
+                Ok(Value::Array(
+                    flags.into_iter().map(|f| Value::Text(f.into())).collect(),
+                ))
+            }
         }
     }
 
     pub fn ty(self) -> SqlType {
-        SqlType::Text
+        match self {
+            SettingFunc::Flags => SqlType::Array(&SqlType::Text),
+            SettingFunc::Current | SettingFunc::SetConfig => SqlType::Text,
+        }
     }
 }
 

@@ -294,7 +294,7 @@ pub fn is_custom(name: &str) -> Result<bool, SqlError> {
 }
 
 /// The units of a time setting, in milliseconds.
-const TIME_UNITS: [(&str, f64); 6] = [
+pub(crate) const TIME_UNITS: [(&str, f64); 6] = [
     ("us", 0.001),
     ("ms", 1.0),
     ("s", 1000.0),
@@ -551,6 +551,23 @@ impl Settings {
             crate::statement_memory::NAME => {
                 self.statement_memory_limit_kb = crate::statement_memory::read(value)?;
             }
+            // PostgreSQL 15 keeps the name for old dumps (hidden from SHOW
+            // ALL and `pg_settings`): only `off` is taken.
+            "default_with_oids" => match crate::types::parse_bool(value) {
+                Some(false) => {}
+                Some(true) => {
+                    return Err(SqlError::new(
+                        "0A000",
+                        "tables declared WITH OIDS are not supported",
+                    ));
+                }
+                None => {
+                    return Err(SqlError::new(
+                        "22023",
+                        format!("parameter \"{name}\" requires a Boolean value"),
+                    ));
+                }
+            },
             // Waits without a limit are all folio has for these (the
             // server's `lock_timeout` option is the database's): 0, their
             // default, is what it does; any other value is refused.
@@ -648,7 +665,7 @@ impl Settings {
             crate::statement_memory::NAME => {
                 self.statement_memory_limit_kb = default.statement_memory_limit_kb;
             }
-            "lock_timeout" | "idle_in_transaction_session_timeout" => {}
+            "lock_timeout" | "idle_in_transaction_session_timeout" | "default_with_oids" => {}
             "search_path" => self.search_path = default.search_path.clone(),
             "timezone" => self.time_zone = default.time_zone.clone(),
             "client_encoding" => {}
@@ -703,6 +720,7 @@ impl Settings {
                 crate::statement_memory::show(self.statement_memory_limit_kb)
             }
             "lock_timeout" | "idle_in_transaction_session_timeout" => "0".into(),
+            "default_with_oids" => "off".into(),
             "client_encoding" | "server_encoding" => "UTF8".into(),
             "datestyle" => self.date_style.show(),
             "default_text_search_config" => self.text_search_config.clone(),
@@ -758,6 +776,9 @@ mod tests {
         assert_eq!(s.show("timezone", None).unwrap(), "UTC");
         assert_eq!(s.set("nosuch", "1").unwrap_err().code, "42704");
         assert_eq!(s.show("nosuch", None).unwrap_err().code, "42704");
+        s.set("default_with_oids", "f").unwrap();
+        assert_eq!(s.show("default_with_oids", None).unwrap(), "off");
+        assert_eq!(s.set("default_with_oids", "t").unwrap_err().code, "0A000");
         s.set("default_transaction_isolation", "SERIALIZABLE")
             .unwrap();
         assert_eq!(

@@ -562,6 +562,136 @@ pub fn may_change(
     }
 }
 
+/// The settings PostgreSQL 15 flags `GUC_EXPLAIN` (EXPLAIN (SETTINGS)
+/// reports them), of those folio has or may list, by lower-case name.
+const EXPLAIN: &[&str] = &[
+    "constraint_exclusion",
+    "cpu_index_tuple_cost",
+    "cpu_operator_cost",
+    "cpu_tuple_cost",
+    "cursor_tuple_fraction",
+    "effective_cache_size",
+    "effective_io_concurrency",
+    "enable_async_append",
+    "enable_bitmapscan",
+    "enable_gathermerge",
+    "enable_hashagg",
+    "enable_hashjoin",
+    "enable_incremental_sort",
+    "enable_indexonlyscan",
+    "enable_indexscan",
+    "enable_material",
+    "enable_memoize",
+    "enable_mergejoin",
+    "enable_nestloop",
+    "enable_parallel_append",
+    "enable_parallel_hash",
+    "enable_partition_pruning",
+    "enable_partitionwise_aggregate",
+    "enable_partitionwise_join",
+    "enable_seqscan",
+    "enable_sort",
+    "enable_tidscan",
+    "force_parallel_mode",
+    "from_collapse_limit",
+    "geqo",
+    "geqo_effort",
+    "geqo_generations",
+    "geqo_pool_size",
+    "geqo_seed",
+    "geqo_selection_bias",
+    "geqo_threshold",
+    "hash_mem_multiplier",
+    "jit",
+    "jit_above_cost",
+    "jit_inline_above_cost",
+    "jit_optimize_above_cost",
+    "join_collapse_limit",
+    "maintenance_io_concurrency",
+    "max_parallel_workers",
+    "max_parallel_workers_per_gather",
+    "min_parallel_index_scan_size",
+    "min_parallel_table_scan_size",
+    "parallel_leader_participation",
+    "parallel_setup_cost",
+    "parallel_tuple_cost",
+    "plan_cache_mode",
+    "random_page_cost",
+    "recursive_worktable_factor",
+    "search_path",
+    "seq_page_cost",
+    "temp_buffers",
+    "work_mem",
+];
+
+/// `GUC_NO_RESET_ALL`: RESET ALL leaves them.
+const NO_RESET_ALL: &[&str] = &[
+    "is_superuser",
+    "role",
+    "session_authorization",
+    "transaction_deferrable",
+    "transaction_isolation",
+    "transaction_read_only",
+];
+
+/// `GUC_NO_SHOW_ALL`: hidden from SHOW ALL and `pg_settings`.
+const NO_SHOW_ALL: &[&str] = &[
+    "default_with_oids",
+    "is_superuser",
+    "role",
+    "session_authorization",
+];
+
+/// `GUC_NOT_IN_SAMPLE`, of those folio has or may list.
+const NOT_IN_SAMPLE: &[&str] = &[
+    "application_name",
+    "block_size",
+    "data_checksums",
+    "default_with_oids",
+    "force_parallel_mode",
+    "integer_datetimes",
+    "is_superuser",
+    "lc_collate",
+    "lc_ctype",
+    "max_function_args",
+    "max_identifier_length",
+    "max_index_keys",
+    "role",
+    "segment_size",
+    "server_encoding",
+    "server_version",
+    "server_version_num",
+    "session_authorization",
+    "transaction_deferrable",
+    "transaction_isolation",
+    "transaction_read_only",
+    "wal_block_size",
+    "wal_segment_size",
+];
+
+/// `GUC_RUNTIME_COMPUTED`: known once the server has started.
+const RUNTIME_COMPUTED: &[&str] = &["data_checksums", "wal_segment_size"];
+
+/// `pg_settings_get_flags(name)`: the flags of setting `name` (lower
+/// case, a setting the session has) in PostgreSQL's order; a custom
+/// placeholder's are `NO_SHOW_ALL` and `NOT_IN_SAMPLE`, as PostgreSQL's.
+pub fn flags(name: &str, custom: bool) -> Vec<&'static str> {
+    let lists: [(&'static str, &[&str]); 5] = [
+        ("EXPLAIN", EXPLAIN),
+        ("NO_RESET_ALL", NO_RESET_ALL),
+        ("NO_SHOW_ALL", NO_SHOW_ALL),
+        ("NOT_IN_SAMPLE", NOT_IN_SAMPLE),
+        ("RUNTIME_COMPUTED", RUNTIME_COMPUTED),
+    ];
+    if custom {
+        return vec!["NO_SHOW_ALL", "NOT_IN_SAMPLE"];
+    }
+    (lists.into_iter())
+        .filter(|(_, names)| names.contains(&name))
+        .map(|(flag, _)| flag)
+        .collect()
+}
+
 /// `SHOW ALL`'s columns.
 pub const SHOW_ALL_COLUMNS: [&str; 3] = ["name", "setting", "description"];
 

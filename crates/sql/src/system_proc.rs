@@ -210,6 +210,7 @@ const FUNCTIONS: &[Signature] = &[
     // strict, is not listed: every row here is).
     (2077, "current_setting", 'f', &[25], 25, "ss"),
     (3294, "current_setting", 'f', &[25, 16], 25, "ss"),
+    (6240, "pg_settings_get_flags", 'f', &[25], 1009, "ss"),
     (2561, "pg_blocking_pids", 'f', &[23], 1007, "vs"),
     // The advisory lock functions that give a boolean (those that give
     // `void` give a text in folio: `advisory.rs`).

@@ -42,6 +42,13 @@ pub enum Takes {
         min: f64,
         max: f64,
     },
+    /// A time, a real number of milliseconds: a number (ms) or a number
+    /// and one of PostgreSQL's time units (`us`, `ms`, `s`, `min`, `h`,
+    /// `d`).
+    Milliseconds {
+        min: f64,
+        max: f64,
+    },
     /// A size: a number of `unit_kb` kB units, or a number and one of
     /// PostgreSQL's memory units (`B`, `kB`, `MB`, `GB`, `TB`).
     Memory {
@@ -80,6 +87,7 @@ const COSTS: &str = "Query Tuning / Planner Cost Constants";
 const PLANNER: &str = "Query Tuning / Other Planner Options";
 const OLD: &str = "Version and Platform Compatibility / Previous PostgreSQL Versions";
 const MEMORY: &str = "Resource Usage / Memory";
+const VACUUM_DELAY: &str = "Resource Usage / Cost-Based Vacuum Delay";
 const REAL: Takes = Takes::Real {
     min: 0.0,
     max: f64::MAX,
@@ -465,6 +473,25 @@ pub const TUNABLES: &[Tunable] = &[
         "Statistics / Cumulative Query and Index Statistics",
         "Collects timing statistics for database I/O activity.",
     )),
+    // (folio's VACUUM does not nap: the delay and the cost budget are
+    // taken and shown.)
+    tunable(
+        "vacuum_cost_delay",
+        "0",
+        Takes::Milliseconds {
+            min: 0.0,
+            max: 100.0,
+        },
+        VACUUM_DELAY,
+        "Vacuum cost delay in milliseconds.",
+    ),
+    tunable(
+        "vacuum_cost_limit",
+        "200",
+        Takes::Integer { min: 1, max: 10000 },
+        VACUUM_DELAY,
+        "Vacuum cost amount available before napping.",
+    ),
     tunable(
         "work_mem",
         "4MB",
@@ -532,10 +559,49 @@ pub(crate) fn show_memory(kb: i64) -> String {
 
 /// A real as PostgreSQL prints one (`%g`: `4`, `0.005`, `1e+10`).
 fn show_real(x: f64) -> String {
-    if x != 0.0 && !(1e-4..1e15).contains(&x.abs()) {
-        return format!("{x:e}").replace('e', "e+").replace("e+-", "e-");
+    crate::ordered_set::c_g(x)
+}
+
+/// A time of `ms` milliseconds as SHOW prints a real time setting: in
+/// the largest unit that holds it whole (within PostgreSQL's 1e-8), else
+/// in `us` (`40ms`, `80100us`, `0.1us`); zero without a unit.
+fn show_real_milliseconds(ms: f64) -> String {
+    if ms == 0.0 {
+        return "0".into();
     }
-    x.to_string()
+    let units = crate::settings::TIME_UNITS.iter().rev();
+    let mut shown = (ms, "ms");
+    for (unit, size) in units {
+        shown = (ms / size, unit);
+        if shown.0 > 0.0 && ((shown.0.round() / shown.0) - 1.0).abs() <= 1e-8 {
+            break;
+        }
+    }
+    format!("{}{}", show_real(shown.0), shown.1)
+}
+
+/// Real time setting `name`'s `value` in milliseconds, as PostgreSQL's
+/// `parse_real` reads it: a fraction with a unit rounds to the next
+/// smaller unit (`1.5us` stays, `0.0015s` is `1.5ms`).
+fn read_real_milliseconds(name: &str, value: &str) -> Result<f64, SqlError> {
+    let (number, unit) = number_and_unit(value);
+    let x = (number.parse::<f64>().ok())
+        .filter(|x| !x.is_nan())
+        .ok_or_else(|| invalid(name, value))?;
+    if unit.is_empty() {
+        return Ok(x);
+    }
+    let units = &crate::settings::TIME_UNITS;
+    let Some(at) = units.iter().position(|(n, _)| *n == unit) else {
+        return Err(invalid(name, value).with_hint(
+            "Valid units for this parameter are \"us\", \"ms\", \"s\", \"min\", \"h\", and \"d\".",
+        ));
+    };
+    let ms = x * units[at].1;
+    Ok(match at.checked_sub(1) {
+        Some(smaller) => (ms / units[smaller].1).round() * units[smaller].1,
+        None => ms,
+    })
 }
 
 /// A setting's value split into its number and its unit (`1.5 min`:
@@ -617,11 +683,26 @@ impl Tunable {
                 Ok((x as i64).to_string())
             }
             Takes::Real { min, max } => {
-                let x = text.parse::<f64>().map_err(|_| invalid(name, value))?;
+                // (PostgreSQL's `parse_real` takes no NaN.)
+                let x = (text.parse::<f64>().ok())
+                    .filter(|x| !x.is_nan())
+                    .ok_or_else(|| invalid(name, value))?;
                 if !(*min..=*max).contains(&x) {
                     return Err(outside(name, text, &show_real(*min), "1.79769e+308"));
                 }
                 Ok(show_real(x))
+            }
+            Takes::Milliseconds { min, max } => {
+                let ms = read_real_milliseconds(name, value)?;
+                if !(*min..=*max).contains(&ms) {
+                    return Err(outside(
+                        name,
+                        &format!("{} ms", show_real(ms)),
+                        &show_real(*min),
+                        &show_real(*max),
+                    ));
+                }
+                Ok(show_real_milliseconds(ms))
             }
             Takes::Memory { unit_kb, min, max } => {
                 let units = read_memory(name, value, *unit_kb, *min, *max)?;
@@ -680,6 +761,12 @@ impl Tunable {
                     show_real(*max)
                 }),
             ),
+            Takes::Milliseconds { min, max } => (
+                "real",
+                Some("ms"),
+                Some(show_real(*min)),
+                Some(show_real(*max)),
+            ),
             Takes::Memory { unit_kb, min, max } => (
                 "integer",
                 Some(if *unit_kb == 8 { "8kB" } else { "kB" }),
@@ -715,6 +802,10 @@ impl Tunable {
                         .unwrap_or(0.0);
                     ((kb / *unit_kb as f64).round() as i64).to_string()
                 }
+                Err(_) => shown.to_string(),
+            },
+            Takes::Milliseconds { .. } => match read_real_milliseconds(self.name, shown) {
+                Ok(ms) => show_real(ms),
                 Err(_) => shown.to_string(),
             },
             _ => shown.to_string(),
@@ -805,6 +896,28 @@ mod tests {
             "0A000"
         );
         assert_eq!(find("default_tablespace").unwrap().read("").unwrap(), "");
+        let delay = find("vacuum_cost_delay").unwrap();
+        assert_eq!(delay.read("40").unwrap(), "40ms");
+        assert_eq!(delay.read("80.1").unwrap(), "80100us");
+        assert_eq!(delay.read("900us").unwrap(), "900us");
+        assert_eq!(delay.read("0.05 s").unwrap(), "50ms");
+        assert_eq!(delay.read("1.23456789").unwrap(), "1234.57us");
+        assert_eq!(delay.setting("80100us"), "80.1");
+        let e = delay.read("10s").unwrap_err();
+        assert_eq!(
+            e.message,
+            "10000 ms is outside the valid range for parameter \"vacuum_cost_delay\" (0 .. 100)"
+        );
+        assert!(delay.read("x").unwrap_err().hint.is_none());
+        assert_eq!(
+            find("seq_page_cost")
+                .unwrap()
+                .read("NaN")
+                .unwrap_err()
+                .message,
+            "invalid value for parameter \"seq_page_cost\": \"NaN\""
+        );
+        assert!(delay.read("5 kB").unwrap_err().hint.is_some());
         let names: Vec<String> = TUNABLES
             .iter()
             .map(|t| t.name.to_ascii_lowercase())

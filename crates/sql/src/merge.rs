@@ -123,8 +123,8 @@ pub fn plan(cx: &Ctx<'_>, txn: &Transaction, statement: &Statement) -> Result<Ch
         relation: table.clone(),
         joins: Vec::new(),
     };
-    let target = Target::resolve(cx, txn, &item, Some(&list), false)?;
-    target.note(cx, needs(clauses), true);
+    let mut target = Target::resolve(cx, txn, &item, Some(&list), false)?;
+    target.note(cx, needs(clauses), &[]);
     let relation = target.relation.clone();
     let mut constraints = Constraints::bind(cx, txn, &relation)?;
     // A partitioned target's matched rows are changed in their leaf, and

@@ -319,6 +319,29 @@ impl ColumnUses {
         used.insert(number);
     }
 
+    /// These uses of `child`'s columns as uses of `parent`'s, by name
+    /// (`None` when one is not the parent's).
+    fn of_parent(
+        &self,
+        child: &folio_catalog::TableDef,
+        parent: &folio_catalog::TableDef,
+    ) -> Option<ColumnUses> {
+        let out = ColumnUses {
+            if_read: self.if_read,
+            ..ColumnUses::of(parent)
+        };
+        for number in self.columns() {
+            if number >= SYSTEM_COLUMN_BASE {
+                let mut used = out.used.lock().unwrap_or_else(|e| e.into_inner());
+                used.insert(number);
+                continue;
+            }
+            let at = (0..child.columns.len()).find(|&p| child.layout.slot(p) == number)?;
+            out.record(parent.column(&child.columns[at].name)?);
+        }
+        Some(out)
+    }
+
     pub fn columns(&self) -> Vec<u16> {
         let used = self.used.lock().unwrap_or_else(|e| e.into_inner());
         used.iter().copied().collect()
@@ -702,9 +725,9 @@ pub fn note_also(cx: &Ctx<'_>, read: &ColumnUses, privilege: u8) {
 /// UPDATE or DELETE of an inheritance parent or partitioned table planned
 /// per table: `dml.rs` `Change::Parts`; the parent's own `ONLY` item among
 /// them) become needs on `parent`, named `name`: PostgreSQL checks the
-/// table the statement names alone. A descendant whose columns are not
-/// the parent's, in order and slot, keeps no column list (the parent's
-/// privilege on the table is then needed).
+/// table the statement names alone. A descendant's columns are the
+/// parent's of the same name; one the parent lacks leaves the need
+/// without its columns (the parent's privilege on the table is needed).
 pub fn as_parent(
     cx: &Ctx<'_>,
     since: usize,
@@ -712,28 +735,17 @@ pub fn as_parent(
     name: &str,
     descendants: &[folio_catalog::TableDef],
 ) {
-    let same = |d: &folio_catalog::TableDef| {
-        d.columns.len() == parent.columns.len()
-            && (0..d.columns.len()).all(|p| {
-                d.columns[p].name == parent.columns[p].name
-                    && d.layout.slot(p) == parent.layout.slot(p)
-            })
-    };
     let mut needs = cx.needs.borrow_mut();
     for need in needs.iter_mut().skip(since) {
-        if need.relation == parent.oid {
-            need.name = folio_catalog::unqualified(name).to_string();
-            continue;
+        if need.relation != parent.oid {
+            let Some(child) = descendants.iter().find(|d| d.oid == need.relation) else {
+                continue;
+            };
+            need.columns = (need.columns.as_ref()).and_then(|uses| uses.of_parent(child, parent));
+            need.relation = parent.oid;
+            need.kind = "table";
         }
-        let Some(child) = descendants.iter().find(|d| d.oid == need.relation) else {
-            continue;
-        };
-        if !same(child) {
-            need.columns = None;
-        }
-        need.relation = parent.oid;
         need.name = folio_catalog::unqualified(name).to_string();
-        need.kind = "table";
     }
 }
 

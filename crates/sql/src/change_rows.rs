@@ -129,18 +129,30 @@ pub fn joined_list(table: &TableWithJoins, others: &[TableWithJoins]) -> Vec<Tab
 }
 
 impl<'a> Target<'a> {
-    /// Notes that the change needs `privilege` on its target, and SELECT
-    /// too when it `reads` the target's columns (a WHERE or RETURNING:
-    /// PostgreSQL asks SELECT for the columns read).
-    pub fn note(&self, cx: &Ctx<'_>, privilege: u8, reads: bool) {
-        let select = if reads { crate::privileges::SELECT } else { 0 };
-        crate::privileges::note(
-            cx,
-            self.relation.def.oid,
-            &self.name,
-            "table",
-            privilege | select,
-        );
+    /// Notes that the change needs `privilege` on its target (an
+    /// UPDATE's on the columns it sets, `set`: column privileges may
+    /// grant it), and SELECT on the target's columns its expressions read
+    /// (SET values, WHERE, RETURNING: the scope records them as they are
+    /// bound), if any, as PostgreSQL asks.
+    pub fn note(&mut self, cx: &Ctx<'_>, privilege: u8, set: &[usize]) {
+        let (def, name) = (&self.relation.def, &self.name);
+        // (A MERGE's UPDATE, whose columns are not given, is the
+        // table's.)
+        match privilege {
+            crate::privileges::UPDATE if !set.is_empty() => {
+                let uses = crate::privileges::note_columns(cx, def, name, "table", privilege);
+                set.iter().for_each(|&c| uses.record(c));
+            }
+            _ => crate::privileges::note(cx, def.oid, name, "table", privilege),
+        }
+        // (With other items, the target's scan noted its own SELECT.)
+        if let Some(target) = self.scope.tables.last_mut()
+            && target.uses.is_none()
+        {
+            let select = crate::privileges::SELECT;
+            let uses = crate::privileges::note_columns_if_read(cx, def, name, select);
+            target.uses = Some(uses);
+        }
     }
 
     /// Resolves the target `table` and, when the change has other items,

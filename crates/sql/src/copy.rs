@@ -175,15 +175,12 @@ impl TableCopy {
     fn start(cx: &Ctx<'_>, txn: &mut Transaction, copy: &Copy) -> Result<TableCopy, SqlError> {
         let table = crate::temp_tables::resolve_name(cx, txn, &copy.table)?;
         let relation = copied_table(cx, txn, &table, &copy.table, Direction::In)?;
-        crate::privileges::note(
-            cx,
-            relation.def.oid,
-            &table,
-            "table",
-            crate::privileges::INSERT,
-        );
-        crate::privileges::check_all(cx, &cx.needs.take())?;
+        // INSERT on the columns copied (column privileges may grant it).
         let targets = access::copy_columns(&relation, &table, &copy.columns)?;
+        let inserted = crate::privileges::INSERT;
+        let uses = crate::privileges::note_columns(cx, &relation.def, &table, "table", inserted);
+        targets.iter().for_each(|&c| uses.record(c));
+        crate::privileges::check_all(cx, &cx.needs.take())?;
         let names = (targets.iter())
             .map(|&c| relation.def.columns[c].name.clone())
             .collect();
@@ -376,15 +373,13 @@ pub fn copy_out(
         None => {
             let table = crate::temp_tables::resolve_name(cx, txn, &copy.table)?;
             let relation = copied_table(cx, txn, &table, &copy.table, Direction::Out)?;
-            crate::privileges::note(
-                cx,
-                relation.def.oid,
-                &table,
-                "table",
-                crate::privileges::SELECT,
-            );
-            crate::privileges::check_all(cx, &cx.needs.take())?;
+            // SELECT on the columns copied (column privileges may grant
+            // it).
             let columns = access::copy_columns(&relation, &table, &copy.columns)?;
+            let read = crate::privileges::SELECT;
+            let uses = crate::privileges::note_columns(cx, &relation.def, &table, "table", read);
+            columns.iter().for_each(|&c| uses.record(c));
+            crate::privileges::check_all(cx, &cx.needs.take())?;
             let names: Vec<String> = columns
                 .iter()
                 .map(|&c| relation.def.columns[c].name.clone())

@@ -329,7 +329,12 @@ pub fn plan_insert(cx: &Ctx<'_>, txn: &Transaction, insert: &Insert) -> Result<C
     }
     let name = names::relation(table)?;
     let relation = access::target(cx, txn, &name)?;
-    let mut needs = privileges::INSERT;
+    // INSERT on the columns given (column privileges may grant it);
+    // RETURNING's SELECT and ON CONFLICT DO UPDATE's UPDATE on the table.
+    let inserted = privileges::note_columns(cx, &relation.def, &name, "table", privileges::INSERT);
+    let targets = crate::insert_targets::Targets::of(insert, &relation, &name)?;
+    targets.columns.iter().for_each(|&c| inserted.record(c));
+    let mut needs = 0;
     if insert.returning.is_some() {
         needs |= privileges::SELECT;
     }
@@ -338,7 +343,9 @@ pub fn plan_insert(cx: &Ctx<'_>, txn: &Transaction, insert: &Insert) -> Result<C
     {
         needs |= privileges::UPDATE;
     }
-    privileges::note(cx, relation.def.oid, &name, "table", needs);
+    if needs != 0 {
+        privileges::note(cx, relation.def.oid, &name, "table", needs);
+    }
     plan_insert_into(cx, txn, insert, &name, relation)
 }
 
@@ -583,6 +590,26 @@ pub(crate) fn takes_default(
     is_default(e) || (overriding == Some(Overriding::User) && constraints.is_identity(c))
 }
 
+/// The positions of the columns an UPDATE's SET assigns (a `(a, b) =
+/// ...` list's too); a name that is no column is left to the binding's
+/// error.
+fn set_columns(relation: &Relation, assignments: &[Assignment]) -> Result<Vec<usize>, SqlError> {
+    let mut out = Vec::new();
+    for a in assignments {
+        let names = match &a.target {
+            AssignmentTarget::ColumnName(column) => std::slice::from_ref(column),
+            AssignmentTarget::Tuple(columns) => columns.as_slice(),
+        };
+        for column in names {
+            let (column, _, _) = crate::field_assignment::split(column)?;
+            if let Ok((at, _)) = crate::scalar::Columns::resolve(relation, &column) {
+                out.push(at);
+            }
+        }
+    }
+    Ok(out)
+}
+
 /// Plans `UPDATE name [[AS] alias] SET column = expression, ... [FROM
 /// item, ...] [WHERE ...] [RETURNING ...]` (the rows: `change_rows.rs`).
 pub fn plan_update(
@@ -602,13 +629,14 @@ pub fn plan_update(
         returning_items,
         from.unwrap_or(&[]),
     )? {
-        privileges::note(
-            cx,
-            relation.def.oid,
-            &relation.def.name,
-            "table",
-            privileges::UPDATE,
-        );
+        // (Also when no table is left to plan.)
+        let set = set_columns(&relation, assignments)?;
+        let name = &relation.def.name;
+        let updated =
+            privileges::note_columns(cx, &relation.def, name, "table", privileges::UPDATE);
+        set.iter().for_each(|&c| updated.record(c));
+        // Each table's needs are the named table's (`privileges::as_parent`).
+        let noted = cx.needs.borrow().len();
         let partitioned = relation.def.partition_key().is_some();
         let mut changes = Vec::new();
         for item in &items {
@@ -618,17 +646,9 @@ pub fn plan_update(
             change.constraints_mut().moves = partitioned;
             changes.push(change);
         }
+        let descendants = crate::inheritance::tree::descendants(cx, txn, &relation.def)?;
+        privileges::as_parent(cx, noted, &relation.def, name, &descendants);
         let constraints = Constraints::bind(cx, txn, &relation)?;
-        let set = (assignments.iter())
-            .filter_map(|a| match &a.target {
-                AssignmentTarget::ColumnName(column) => Some(column),
-                _ => None,
-            })
-            .map(|column| {
-                let (column, _, _) = crate::field_assignment::split(column)?;
-                Ok(crate::scalar::Columns::resolve(&*relation, &column)?.0)
-            })
-            .collect::<Result<_, SqlError>>()?;
         return Ok(Change::Parts(Box::new(Parts {
             relation,
             constraints,
@@ -645,9 +665,10 @@ pub fn plan_update(
         || selection.is_some_and(crate::system_columns::mentioned)
         || returning_items.is_some_and(|r| r.iter().any(crate::system_columns::mentioned))
         || from.is_some_and(|f| f.iter().any(crate::system_columns::mentioned));
-    let target = Target::resolve(cx, txn, table, list.as_deref(), system)?;
+    let mut target = Target::resolve(cx, txn, table, list.as_deref(), system)?;
     let reads = selection.is_some() || returning_items.is_some();
-    target.note(cx, privileges::UPDATE, reads);
+    let set = set_columns(&target.relation, assignments)?;
+    target.note(cx, privileges::UPDATE, &set);
     let mut values: Vec<Expr> = assignments.iter().map(|a| a.value.clone()).collect();
     let update = crate::row_security::Command::Update;
     let mut selection =
@@ -771,13 +792,11 @@ pub fn plan_delete(cx: &Ctx<'_>, txn: &Transaction, delete: &Delete) -> Result<C
         delete.returning.as_deref(),
         delete.using.as_deref().unwrap_or(&[]),
     )? {
-        privileges::note(
-            cx,
-            relation.def.oid,
-            &relation.def.name,
-            "table",
-            privileges::DELETE,
-        );
+        // (Also when no table is left to plan.)
+        let name = &relation.def.name;
+        privileges::note(cx, relation.def.oid, name, "table", privileges::DELETE);
+        // Each table's needs are the named table's (`privileges::as_parent`).
+        let noted = cx.needs.borrow().len();
         let mut changes = Vec::new();
         for item in items {
             let mut one = delete.clone();
@@ -785,6 +804,8 @@ pub fn plan_delete(cx: &Ctx<'_>, txn: &Transaction, delete: &Delete) -> Result<C
             one.returning = returning.clone();
             changes.push(plan_delete(cx, txn, &one)?);
         }
+        let descendants = crate::inheritance::tree::descendants(cx, txn, &relation.def)?;
+        privileges::as_parent(cx, noted, &relation.def, name, &descendants);
         let constraints = Constraints::bind(cx, txn, &relation)?;
         return Ok(Change::Parts(Box::new(Parts {
             relation,
@@ -797,9 +818,9 @@ pub fn plan_delete(cx: &Ctx<'_>, txn: &Transaction, delete: &Delete) -> Result<C
     }
     let list = (delete.using.as_deref()).map(|others| change_rows::joined_list(from, others));
     let system = crate::system_columns::mentioned(delete);
-    let target = Target::resolve(cx, txn, from, list.as_deref(), system)?;
+    let mut target = Target::resolve(cx, txn, from, list.as_deref(), system)?;
     let reads = delete.selection.is_some() || delete.returning.is_some();
-    target.note(cx, privileges::DELETE, reads);
+    target.note(cx, privileges::DELETE, &[]);
     let relation = target.relation.clone();
     let constraints = Constraints::bind(cx, txn, &relation)?;
     let mut selection = crate::row_security::restrict(

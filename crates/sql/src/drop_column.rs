@@ -57,6 +57,8 @@ pub fn drop_column(
         }
     }
     let uses = |text: &str| names_column(text, &column);
+    let dropped = (cx.db.catalog().table(txn, table)?)
+        .and_then(|d| Some((d.oid, d.layout.slot(d.column(&column)?))));
     match cx
         .db
         .catalog()
@@ -67,6 +69,9 @@ pub fn drop_column(
         }
         Err(e) => return Err(e.into()),
         Ok(cascaded) => {
+            if let Some((relation, slot)) = dropped {
+                crate::privileges::forget_column(cx.db, relation, slot)?;
+            }
             let objects: Vec<String> = (cascaded.iter())
                 .map(|key| format!("constraint {} on table {}", key.name, key.table))
                 .collect();

@@ -66,6 +66,10 @@ pub struct ScopeTable {
     /// reference's type (`Columns::whole_row_type`); `None` for other
     /// items (an anonymous record).
     pub row_type: Option<&'static folio_row::CompositeType>,
+    /// A table's or materialized view's columns the query reads, recorded
+    /// as the binder resolves them, for column privileges
+    /// (`privileges::note_columns`); `None` for other items.
+    pub uses: Option<crate::privileges::ColumnUses>,
 }
 
 impl ScopeTable {
@@ -114,12 +118,21 @@ impl ScopeTable {
             domains,
             collations,
             row_type,
+            uses: None,
         }
     }
 
     /// The positions of its columns `*` and a whole-row reference show.
     pub fn visible(&self) -> std::ops::Range<usize> {
         self.offset..self.offset + self.names.len() - self.system
+    }
+
+    /// Records that the query reads its column `n` (of `names`: the
+    /// table's columns, then its system columns).
+    fn record(&self, n: usize) {
+        if let Some(uses) = &self.uses {
+            uses.record(n);
+        }
     }
 }
 
@@ -191,6 +204,17 @@ impl Scope {
         }
     }
 
+    /// Records that the query reads the column at `position` of its row
+    /// (for column privileges: [`ScopeTable::record`]).
+    pub fn record(&self, position: usize) {
+        if let Some(t) = self.tables.get(self.table_of(position))
+            && let Some(n) = position.checked_sub(t.offset)
+            && n < t.names.len()
+        {
+            t.record(n);
+        }
+    }
+
     /// Columns in the query's row.
     pub fn width(&self) -> usize {
         self.tables.last().map_or(0, |t| t.offset + t.names.len())
@@ -258,6 +282,7 @@ impl Scope {
 impl Columns for Scope {
     fn resolve(&self, name: &str) -> Result<(usize, SqlType), SqlError> {
         if let Some(&(_, c)) = self.merged.iter().find(|(n, _)| n == name) {
+            self.record(c);
             return Ok((c, self.type_at(c)));
         }
         let mut found = None;
@@ -275,7 +300,9 @@ impl Columns for Scope {
                 found = Some((t.offset + c, t.types[c]));
             }
         }
-        found.ok_or_else(|| SqlError::undefined_column(name))
+        let (c, ty) = found.ok_or_else(|| SqlError::undefined_column(name))?;
+        self.record(c);
+        Ok((c, ty))
     }
 
     fn type_at(&self, position: usize) -> SqlType {
@@ -315,6 +342,7 @@ impl Columns for Scope {
             ))));
         }
         let t = &self.tables[n];
+        t.visible().for_each(|c| self.record(c));
         Some(Ok(t.visible().collect()))
     }
 
@@ -337,6 +365,7 @@ impl Columns for Scope {
         let c = t.names.iter().position(|n| n == name).ok_or_else(|| {
             SqlError::new("42703", format!("column {qualifier}.{name} does not exist"))
         })?;
+        t.record(c);
         Ok((t.offset + c, t.types[c]))
     }
 }
@@ -1427,6 +1456,7 @@ fn base(
             domains: Vec::new(),
             collations: Vec::new(),
             row_type: None,
+            uses: None,
             qualifier: qualifier.clone(),
             names,
             types: planned.types.clone(),
@@ -1520,6 +1550,7 @@ fn base(
             domains: Vec::new(),
             collations: Vec::new(),
             row_type: None,
+            uses: None,
             qualifier: alias_name.unwrap_or_else(|| system.name().to_string()),
             names: columns.iter().map(|(n, _)| n.to_string()).collect(),
             types: columns.iter().map(|(_, t)| *t).collect(),
@@ -1598,6 +1629,7 @@ fn base(
                     domains: Vec::new(),
                     collations: Vec::new(),
                     row_type: None,
+                    uses: None,
                     qualifier: (alias_name.clone())
                         .unwrap_or_else(|| folio_catalog::unqualified(&table_name).to_string()),
                     names: SEQUENCE_COLUMNS
@@ -1642,33 +1674,55 @@ fn base(
     let partitioned = relation.def.partition_key().is_some();
     let inherited = !relation.def.children.is_empty() && !crate::inheritance::syntax::only(name);
     if partitioned || inherited {
-        crate::privileges::note(
+        let uses = crate::privileges::note_columns(
             cx,
-            relation.def.oid,
+            &relation.def,
             &table_name,
             "table",
             crate::privileges::SELECT,
         );
         let qualifier =
             alias_name.unwrap_or_else(|| folio_catalog::unqualified(&table_name).to_string());
-        if partitioned {
-            return partitioned_base(cx, txn, &relation, qualifier, before, outer, pushed, system);
-        }
-        let scans = crate::inheritance::tree::scans(cx, txn, &relation.def)?;
-        let scans: Vec<String> = scans
-            .iter()
-            .map(|n| format!("ONLY {}", written_relation(n)))
+        // PostgreSQL checks the privileges of the table named alone, not
+        // its partitions' or inheritance children's: what planning their
+        // scans noted on them is dropped.
+        let noted = cx.needs.borrow().len();
+        let planned = match partitioned {
+            true => partitioned_base(cx, txn, &relation, qualifier, before, outer, pushed, system),
+            false => {
+                let scans = crate::inheritance::tree::scans(cx, txn, &relation.def)?;
+                let scans: Vec<String> = scans
+                    .iter()
+                    .map(|n| format!("ONLY {}", written_relation(n)))
+                    .collect();
+                let branches =
+                    branch_queries(&relation, &qualifier, system, outer, pushed, &scans)?;
+                union_all_base(cx, txn, branches, &relation, qualifier, offset, system)
+            }
+        };
+        let (base, mut table) = planned?;
+        // (The table itself among them: its branch reads it `ONLY`.)
+        let descendants = crate::inheritance::tree::scans(cx, txn, &relation.def)?;
+        let descendants: Vec<u64> = (descendants.iter())
+            .filter_map(|n| cx.db.catalog().relation_oid(txn, n).ok().flatten())
+            .map(|(oid, _)| oid)
             .collect();
-        let branches = branch_queries(&relation, &qualifier, system, outer, pushed, &scans)?;
-        return union_all_base(cx, txn, branches, &relation, qualifier, offset, system);
+        let mut needs = cx.needs.borrow_mut();
+        let mut at = 0;
+        needs.retain(|n| {
+            at += 1;
+            at <= noted || !descendants.contains(&n.relation)
+        });
+        table.uses = Some(uses);
+        return Ok((base, table));
     }
     let kind = match relation.def.matview {
         Some(_) => "materialized view",
         None => "table",
     };
-    crate::privileges::note(
+    let uses = crate::privileges::note_columns(
         cx,
-        relation.def.oid,
+        &relation.def,
         &table_name,
         kind,
         crate::privileges::SELECT,
@@ -1682,7 +1736,8 @@ fn base(
         _ => table_name.clone(),
     };
     let qualifier = alias_name.unwrap_or(table_name);
-    let table = ScopeTable::of_relation(qualifier, &relation, offset, system);
+    let mut table = ScopeTable::of_relation(qualifier, &relation, offset, system);
+    table.uses = Some(uses);
     Ok((Base::Table { label, relation }, table))
 }
 
@@ -2415,6 +2470,7 @@ fn function_base(
         domains: Vec::new(),
         collations: Vec::new(),
         row_type: None,
+        uses: None,
         qualifier: alias.map_or_else(|| scan.name(), |a| names::ident(&a.name)),
         names,
         types,

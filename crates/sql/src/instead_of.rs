@@ -202,6 +202,7 @@ pub fn plan(
         domains: Vec::new(),
         collations: Vec::new(),
         row_type: None,
+        uses: None,
     }]);
     let returning = returning(&scope, items)?;
     Ok(Some(Instead {

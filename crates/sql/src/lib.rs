@@ -82,6 +82,7 @@ mod functions;
 mod generated;
 mod geometry_functions;
 mod geometry_operators;
+mod grant_all_columns;
 mod grouping_sets;
 mod has_role;
 mod hashed_subplan;

@@ -129,6 +129,7 @@ fn check_privilege(
             kind,
             privilege,
             as_owner_of,
+            columns: None,
         };
         match privileges::check(cx, &need) {
             Ok(()) => return Ok(()),

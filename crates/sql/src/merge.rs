@@ -123,7 +123,7 @@ pub fn plan(cx: &Ctx<'_>, txn: &Transaction, statement: &Statement) -> Result<Ch
         relation: table.clone(),
         joins: Vec::new(),
     };
-    let target = Target::resolve(cx, txn, &item, Some(&list), false)?;
+    let mut target = Target::resolve(cx, txn, &item, Some(&list), false)?;
     // An inheritance parent's matched rows would be changed in each
     // child, with the child's constraints and triggers (as a partitioned
     // table's leaves are): not done yet (README Open gaps). Refused,
@@ -133,7 +133,7 @@ pub fn plan(cx: &Ctx<'_>, txn: &Transaction, statement: &Statement) -> Result<Ch
             "MERGE into a table with inheritance children",
         ));
     }
-    target.note(cx, needs(clauses), true);
+    target.note(cx, needs(clauses), &[]);
     let relation = target.relation.clone();
     let mut constraints = Constraints::bind(cx, txn, &relation)?;
     // A partitioned target's matched rows are changed in their leaf, and

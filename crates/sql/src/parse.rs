@@ -394,6 +394,7 @@ pub fn statements(sql: &str) -> Result<Vec<Parsed>, SqlError> {
         crate::grouping_sets::parenthesize_set_items(&mut spanned);
         crate::conflict_target::encode(&mut spanned, &text);
         crate::references_syntax::encode(&mut spanned)?;
+        crate::grant_all_columns::expand(&mut spanned);
         crate::key_include_syntax::encode(&mut spanned);
         crate::table_command::expand(&mut spanned);
         crate::select_into::rewrite(&mut spanned);

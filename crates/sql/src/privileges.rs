@@ -23,7 +23,8 @@ use crate::context::Ctx;
 use crate::error::SqlError;
 use crate::roles::{self, Role, SUPERUSER_OID};
 use folio_db::{Database, Transaction};
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
+use std::sync::{Arc, Mutex};
 
 pub const SELECT: u8 = 1;
 pub const INSERT: u8 = 1 << 1;
@@ -54,6 +55,14 @@ pub const PRIVILEGES: [(u8, char, &str); 7] = [
 /// The grantee oid that stands for PUBLIC.
 pub const PUBLIC: u32 = 0;
 const ACL_KEY: &[u8] = b"\0a";
+/// A column's ACL: `\0c` + relation oid (8, BE) + column number (2, BE),
+/// the value encoded as a relation's ([`Acl`], items always present).
+const COLUMN_ACL_KEY: &[u8] = b"\0c";
+/// The privileges a column can have (PostgreSQL's `ACL_ALL_RIGHTS_COLUMN`).
+pub const COLUMN_PRIVILEGES: u8 = SELECT | INSERT | UPDATE | REFERENCES;
+/// Column numbers of the system columns: this plus their index in
+/// `system_columns::COLUMNS` (a user column's number is its slot).
+pub const SYSTEM_COLUMN_BASE: u16 = 0x8000;
 
 /// One grant: `grantee` may do `privileges`, and grant those in
 /// `grantable`, as granted by `grantor`.
@@ -223,6 +232,122 @@ pub fn acl(db: &Database, relation: u64) -> Result<Acl, SqlError> {
     }
 }
 
+fn column_key(relation: u64, column: u16) -> Vec<u8> {
+    let mut key = relation_key(COLUMN_ACL_KEY, relation);
+    key.extend_from_slice(&column.to_be_bytes());
+    key
+}
+
+/// The ACLs of relation `relation`'s columns that have one, by column
+/// number (PostgreSQL's `attacl`; a column without one grants nothing
+/// beyond the relation's own ACL).
+pub fn column_acls(db: &Database, relation: u64) -> Result<Vec<(u16, Acl)>, SqlError> {
+    let Some(tree) = db.open_tree(roles::AUTHID_TREE)? else {
+        return Ok(Vec::new());
+    };
+    let prefix = relation_key(COLUMN_ACL_KEY, relation);
+    let mut out = Vec::new();
+    for entry in tree.scan_prefix(&prefix, folio_btree::Direction::Forward) {
+        let (k, v) = entry.map_err(btree)?;
+        let column = k[prefix.len()..]
+            .try_into()
+            .map(u16::from_be_bytes)
+            .map_err(|_| corrupt(relation))?;
+        out.push((column, Acl::decode(&v).ok_or_else(|| corrupt(relation))?));
+    }
+    Ok(out)
+}
+
+/// Drops column `column`'s ACL (its column was dropped: a dropped
+/// column grants nothing; outside transactions, as every ACL change, so
+/// a rolled-back DROP COLUMN leaves the column without its grants).
+pub fn forget_column(db: &Database, relation: u64, column: u16) -> Result<(), SqlError> {
+    let _ddl = roles::ROLE_DDL.lock().unwrap_or_else(|e| e.into_inner());
+    if column_acls(db, relation)?.iter().all(|(c, _)| *c != column) {
+        return Ok(());
+    }
+    let tree = roles::tree_for_writing(db)?;
+    tree.delete(&column_key(relation, column)).map_err(btree)?;
+    db.commit()?;
+    Ok(())
+}
+
+/// The columns of a relation a statement reads (or writes) for one
+/// privilege, by column number (a column's slot, which a DROP COLUMN
+/// does not move, PostgreSQL's `attnum` - 1; [`SYSTEM_COLUMN_BASE`] + its
+/// index for a system column), filled while the statement is planned
+/// (the binder records each column it resolves: `from::Scope`) and read
+/// when its plan runs. Shared by the [`Need`] and the scope that
+/// records into it.
+#[derive(Debug, Clone, Default)]
+pub struct ColumnUses {
+    used: Arc<Mutex<BTreeSet<u16>>>,
+    /// Each column's slot, by position.
+    slots: Arc<[u16]>,
+    /// The privilege is needed only if a column is recorded (an UPDATE's
+    /// or DELETE's SELECT on its target: PostgreSQL asks it for the
+    /// columns read alone); else some column when none is.
+    if_read: bool,
+}
+
+impl PartialEq for ColumnUses {
+    fn eq(&self, other: &ColumnUses) -> bool {
+        Arc::ptr_eq(&self.used, &other.used)
+    }
+}
+
+impl Eq for ColumnUses {}
+
+impl ColumnUses {
+    fn of(def: &folio_catalog::TableDef) -> ColumnUses {
+        let slots: Vec<u16> = (0..def.columns.len()).map(|p| def.layout.slot(p)).collect();
+        ColumnUses {
+            used: Arc::default(),
+            slots: slots.into(),
+            if_read: false,
+        }
+    }
+
+    /// Records the column at `position` (past the relation's columns:
+    /// its system columns, in `system_columns::COLUMNS`' order).
+    pub fn record(&self, position: usize) {
+        let number = match self.slots.get(position) {
+            Some(&slot) => slot,
+            None => SYSTEM_COLUMN_BASE + (position - self.slots.len()) as u16,
+        };
+        let mut used = self.used.lock().unwrap_or_else(|e| e.into_inner());
+        used.insert(number);
+    }
+
+    /// These uses of `child`'s columns as uses of `parent`'s, by name
+    /// (`None` when one is not the parent's).
+    fn of_parent(
+        &self,
+        child: &folio_catalog::TableDef,
+        parent: &folio_catalog::TableDef,
+    ) -> Option<ColumnUses> {
+        let out = ColumnUses {
+            if_read: self.if_read,
+            ..ColumnUses::of(parent)
+        };
+        for number in self.columns() {
+            if number >= SYSTEM_COLUMN_BASE {
+                let mut used = out.used.lock().unwrap_or_else(|e| e.into_inner());
+                used.insert(number);
+                continue;
+            }
+            let at = (0..child.columns.len()).find(|&p| child.layout.slot(p) == number)?;
+            out.record(parent.column(&child.columns[at].name)?);
+        }
+        Some(out)
+    }
+
+    pub fn columns(&self) -> Vec<u16> {
+        let used = self.used.lock().unwrap_or_else(|e| e.into_inner());
+        used.iter().copied().collect()
+    }
+}
+
 /// Every stored ACL, by relation oid.
 fn all(db: &Database) -> Result<Vec<(u64, Acl)>, SqlError> {
     let Some(tree) = db.open_tree(roles::AUTHID_TREE)? else {
@@ -241,9 +366,9 @@ fn all(db: &Database) -> Result<Vec<(u64, Acl)>, SqlError> {
     Ok(out)
 }
 
-fn put(db: &Database, relation: u64, acl: &Acl) -> Result<(), SqlError> {
+fn put(db: &Database, key: &[u8], acl: &Acl) -> Result<(), SqlError> {
     let tree = roles::tree_for_writing(db)?;
-    tree.upsert(&key(relation), &acl.encode()).map_err(btree)?;
+    tree.upsert(key, &acl.encode()).map_err(btree)?;
     db.commit()?;
     Ok(())
 }
@@ -258,7 +383,7 @@ pub fn set_owner(db: &Database, relation: u64, owner: &Role) -> Result<(), SqlEr
     let _ddl = roles::ROLE_DDL.lock().unwrap_or_else(|e| e.into_inner());
     put(
         db,
-        relation,
+        &key(relation),
         &Acl {
             owner: owner.oid,
             items: None,
@@ -285,7 +410,7 @@ pub fn change_owner(db: &Database, relation: u64, owner: &Role) -> Result<(), Sq
             }
         }
     }
-    put(db, relation, &entry)
+    put(db, &key(relation), &entry)
 }
 
 /// Sets `pg_class` rows' owner (column `owner_at`) and ACL (`acl_at`)
@@ -337,10 +462,12 @@ pub fn has_table_privilege(role: &str, table: i64, privileges: &str) -> Result<b
     let relation = u64::try_from(table).unwrap_or(0);
     let mut wanted = Vec::new();
     for (_, word, grant) in privilege_words(privileges) {
-        let bit = PRIVILEGES
-            .iter()
+        // (`RULE`, a privilege no longer, is held by no one: PostgreSQL
+        // 15 takes the word and answers false.)
+        let bit = (PRIVILEGES.iter())
             .find(|(_, _, name)| *name == word)
             .map(|(bit, _, _)| *bit)
+            .or((word == "RULE").then_some(0))
             .ok_or_else(|| {
                 SqlError::new(
                     "22023",
@@ -350,7 +477,7 @@ pub fn has_table_privilege(role: &str, table: i64, privileges: &str) -> Result<b
         wanted.push((bit, grant));
     }
     if current(&db, &role)?.is_none() {
-        return Ok(true);
+        return Ok(wanted.iter().any(|&(bit, _)| bit != 0));
     }
     let roles = crate::memberships::privileges_of(&db, role.oid)?;
     let (held, grantable) = acl(&db, relation)?.of(&roles);
@@ -429,6 +556,11 @@ pub struct Need {
     /// view reads or changes: PostgreSQL's views run with their owner's
     /// rights unless `security_invoker`); `None`: the session's role's.
     pub as_owner_of: Option<u64>,
+    /// The columns the privilege is for, when column privileges may
+    /// grant it instead of the relation's (PostgreSQL's `selectedCols`,
+    /// `insertedCols`, `updatedCols`); `None`: the relation's privilege
+    /// alone.
+    pub columns: Option<ColumnUses>,
 }
 
 /// The session's role as it is now: `None` for a superuser (checks pass
@@ -450,26 +582,62 @@ fn current(db: &Database, role: &Role) -> Result<Option<Role>, SqlError> {
 
 /// Whether `role` may do `privilege` on relation `relation`.
 pub fn allowed(db: &Database, role: &Role, relation: u64, privilege: u8) -> Result<bool, SqlError> {
-    match current(db, role)? {
-        None => Ok(true),
-        Some(role) => {
-            let roles = crate::memberships::privileges_of(db, role.oid)?;
-            Ok(acl(db, relation)?.of(&roles).0 & privilege == privilege)
-        }
+    may(db, role, relation, privilege, None)
+}
+
+/// Whether `role` may do `privilege` on relation `relation`, or, when
+/// `columns` are given and the relation's ACL falls short, on those
+/// columns (PostgreSQL's `ExecCheckRTEPerms`): each of the privileges
+/// missing must be held on every column named, or on some column when
+/// none is named (`SELECT count(*)`, `SELECT ... FOR UPDATE`).
+fn may(
+    db: &Database,
+    role: &Role,
+    relation: u64,
+    privilege: u8,
+    columns: Option<&ColumnUses>,
+) -> Result<bool, SqlError> {
+    if columns.is_some_and(|c| c.if_read && c.columns().is_empty()) {
+        return Ok(true);
     }
+    let Some(role) = current(db, role)? else {
+        return Ok(true);
+    };
+    let roles = crate::memberships::privileges_of(db, role.oid)?;
+    let held = acl(db, relation)?.of(&roles).0;
+    let missing = privilege & !held;
+    if missing == 0 {
+        return Ok(true);
+    }
+    let Some(columns) = columns else {
+        return Ok(false);
+    };
+    if missing & !COLUMN_PRIVILEGES != 0 {
+        return Ok(false);
+    }
+    let acls = column_acls(db, relation)?;
+    let holds = |column: u16| {
+        (acls.iter()).any(|(c, acl)| *c == column && acl.of(&roles).0 & missing == missing)
+    };
+    let used = columns.columns();
+    Ok(match used.is_empty() {
+        true => acls.iter().any(|(c, _)| holds(*c)),
+        false => used.into_iter().all(holds),
+    })
 }
 
 /// The one check of a privilege: PostgreSQL's 42501 `permission denied
 /// for table t` unless the session's role may. A superuser passes at
 /// once (the bootstrap superuser without reading anything).
 pub fn check(cx: &Ctx<'_>, need: &Need) -> Result<(), SqlError> {
+    let columns = need.columns.as_ref();
     let allowed = match need.as_owner_of {
-        None => allowed(cx.db, cx.role, need.relation, need.privilege)?,
+        None => may(cx.db, cx.role, need.relation, need.privilege, columns)?,
         Some(view) => {
             let owner = acl(cx.db, view)?.owner;
             owner == SUPERUSER_OID
                 || match roles::by_oid(cx.db, owner)? {
-                    Some(role) => allowed(cx.db, &role, need.relation, need.privilege)?,
+                    Some(role) => may(cx.db, &role, need.relation, need.privilege, columns)?,
                     None => false,
                 }
         }
@@ -493,12 +661,111 @@ pub fn check_all(cx: &Ctx<'_>, needs: &[Need]) -> Result<(), SqlError> {
 /// runs, and at each run of a kept plan); inside a view, checked with
 /// its owner's privileges (`Ctx::checked_as`).
 pub fn note(cx: &Ctx<'_>, relation: u64, name: &str, kind: &'static str, privilege: u8) {
+    note_need(cx, relation, name, kind, privilege, None);
+}
+
+/// [`note`] of a privilege that column privileges may grant instead:
+/// the columns recorded in the returned uses (while the statement is
+/// planned) are the ones checked.
+pub fn note_columns(
+    cx: &Ctx<'_>,
+    relation: &folio_catalog::TableDef,
+    name: &str,
+    kind: &'static str,
+    privilege: u8,
+) -> ColumnUses {
+    let uses = ColumnUses::of(relation);
+    note_need(cx, relation.oid, name, kind, privilege, Some(uses.clone()));
+    uses
+}
+
+/// [`note_columns`] of a privilege needed only if some column is
+/// recorded.
+pub fn note_columns_if_read(
+    cx: &Ctx<'_>,
+    relation: &folio_catalog::TableDef,
+    name: &str,
+    privilege: u8,
+) -> ColumnUses {
+    let uses = ColumnUses {
+        if_read: true,
+        ..ColumnUses::of(relation)
+    };
+    note_need(
+        cx,
+        relation.oid,
+        name,
+        "table",
+        privilege,
+        Some(uses.clone()),
+    );
+    uses
+}
+
+/// Notes `privilege` (for some column: none is recorded) on the
+/// relation whose SELECT need `read` records its columns: FOR UPDATE /
+/// SHARE's UPDATE on the tables it locks (PostgreSQL's
+/// `ACL_SELECT_FOR_UPDATE`).
+pub fn note_also(cx: &Ctx<'_>, read: &ColumnUses, privilege: u8) {
+    let mut needs = cx.needs.borrow_mut();
+    let Some(need) = (needs.iter()).find(|n| n.columns.as_ref() == Some(read)) else {
+        return;
+    };
+    let also = Need {
+        privilege,
+        columns: Some(ColumnUses {
+            used: Arc::default(),
+            slots: read.slots.clone(),
+            if_read: false,
+        }),
+        ..need.clone()
+    };
+    needs.push(also);
+}
+
+/// The needs noted since the `since`th on `parent`'s descendants (an
+/// UPDATE or DELETE of an inheritance parent or partitioned table planned
+/// per table: `dml.rs` `Change::Parts`; the parent's own `ONLY` item among
+/// them) become needs on `parent`, named `name`: PostgreSQL checks the
+/// table the statement names alone. A descendant's columns are the
+/// parent's of the same name; one the parent lacks leaves the need
+/// without its columns (the parent's privilege on the table is needed).
+pub fn as_parent(
+    cx: &Ctx<'_>,
+    since: usize,
+    parent: &folio_catalog::TableDef,
+    name: &str,
+    descendants: &[folio_catalog::TableDef],
+) {
+    let mut needs = cx.needs.borrow_mut();
+    for need in needs.iter_mut().skip(since) {
+        if need.relation != parent.oid {
+            let Some(child) = descendants.iter().find(|d| d.oid == need.relation) else {
+                continue;
+            };
+            need.columns = (need.columns.as_ref()).and_then(|uses| uses.of_parent(child, parent));
+            need.relation = parent.oid;
+            need.kind = "table";
+        }
+        need.name = folio_catalog::unqualified(name).to_string();
+    }
+}
+
+fn note_need(
+    cx: &Ctx<'_>,
+    relation: u64,
+    name: &str,
+    kind: &'static str,
+    privilege: u8,
+    columns: Option<ColumnUses>,
+) {
     cx.needs.borrow_mut().push(Need {
         relation,
         name: folio_catalog::unqualified(name).to_string(),
         kind,
         privilege,
         as_owner_of: cx.checked_as.get(),
+        columns,
     });
 }
 
@@ -684,6 +951,7 @@ pub fn check_utility(
                         kind: "table",
                         privilege: TRUNCATE,
                         as_owner_of: None,
+                        columns: None,
                     };
                     check(cx, &need)?;
                 }
@@ -704,37 +972,55 @@ pub struct Change<'a> {
     pub grant_option: bool,
 }
 
-/// Applies `change` to relation `relation` (`name`, `kind` for errors)
-/// as the session's role: a superuser or the owner acts as the owner
-/// (PostgreSQL records the owner as grantor), another role only with
-/// the grant option of each privilege (42501 without any privilege;
-/// `false`, nothing changed, with some but not those grant options).
+/// Applies `change` to relation `relation` (`name`, `kind` for errors),
+/// or with `column` to that column of it, as the session's role: a
+/// superuser or the owner acts as the owner (PostgreSQL records the
+/// owner as grantor), another role only with the grant option of each
+/// privilege, on the relation or the column (42501 without any
+/// privilege; `false`, nothing changed, with some but not those grant
+/// options). A REVOKE on the relation revokes the same privileges of
+/// its columns too, as PostgreSQL's.
 pub fn apply(
     cx: &Ctx<'_>,
     relation: u64,
+    column: Option<u16>,
     name: &str,
     kind: &str,
     change: &Change<'_>,
 ) -> Result<bool, SqlError> {
     let _ddl = roles::ROLE_DDL.lock().unwrap_or_else(|e| e.into_inner());
-    let mut acl = acl(cx.db, relation)?;
+    let table = acl(cx.db, relation)?;
+    let mut target = match column {
+        None => table.clone(),
+        Some(c) => (column_acls(cx.db, relation)?.into_iter())
+            .find(|(n, _)| *n == c)
+            .map(|(_, a)| a)
+            .unwrap_or(Acl {
+                owner: table.owner,
+                items: Some(Vec::new()),
+            }),
+    };
     // PostgreSQL's `select_best_grantor`: a role with the owner's
     // privileges grants as the owner, another as the first role whose
     // privileges it holds (itself first) with the grant options needed.
+    let held = |roles: &[u32]| {
+        let (t, c) = (table.of(roles), target.of(roles));
+        (t.0 | c.0, t.1 | c.1)
+    };
     let grantor = match current(cx.db, cx.role)? {
-        None => acl.owner,
+        None => table.owner,
         Some(role) => {
             let roles = crate::memberships::privileges_of(cx.db, role.oid)?;
-            if roles.contains(&acl.owner) {
-                acl.owner
+            if roles.contains(&table.owner) {
+                table.owner
             } else {
-                if acl.of(&roles).0 == 0 {
+                if held(&roles).0 == 0 {
                     return Err(denied(kind, name));
                 }
                 // PostgreSQL: a holder without the grant option is
                 // warned, and nothing changes.
                 match (roles.iter())
-                    .find(|&&r| acl.of(&[r]).1 & change.privileges == change.privileges)
+                    .find(|&&r| held(&[r]).1 & change.privileges == change.privileges)
                 {
                     Some(&r) => r,
                     None => return Ok(false),
@@ -742,7 +1028,24 @@ pub fn apply(
             }
         }
     };
-    let mut items = acl.items();
+    target.items = Some(changed(target.items(), grantor, change));
+    match column {
+        None => {
+            put(cx.db, &key(relation), &target)?;
+            if !change.grant && change.privileges & COLUMN_PRIVILEGES != 0 {
+                for (c, mut acl) in column_acls(cx.db, relation)? {
+                    acl.items = Some(changed(acl.items(), grantor, change));
+                    put(cx.db, &column_key(relation, c), &acl)?;
+                }
+            }
+        }
+        Some(c) => put(cx.db, &column_key(relation, c), &target)?,
+    }
+    Ok(true)
+}
+
+/// `items` with `change` made by `grantor`.
+fn changed(mut items: Vec<AclItem>, grantor: u32, change: &Change<'_>) -> Vec<AclItem> {
     for &grantee in change.grantees {
         let at = items
             .iter()
@@ -774,9 +1077,7 @@ pub fn apply(
             (false, None) => {}
         }
     }
-    acl.items = Some(items);
-    put(cx.db, relation, &acl)?;
-    Ok(true)
+    items
 }
 
 /// The relations `txn` sees: oid -> (name, kind word).

@@ -360,6 +360,15 @@ fn plan_level(cx: &Ctx<'_>, txn: &Transaction, query: &Query) -> Result<Planned,
     }
     planned.at_run = counts.at_run;
     if let Some((strength, wait, of)) = lock {
+        // Every strength needs UPDATE on some column of the tables it
+        // locks, as PostgreSQL's.
+        for t in &planned.scope.tables {
+            if let Some(uses) = &t.uses
+                && (of.is_empty() || of.contains(&t.qualifier))
+            {
+                crate::privileges::note_also(cx, uses, crate::privileges::UPDATE);
+            }
+        }
         let word = strength.word();
         let refuse =
             |what: &str| SqlError::new("0A000", format!("FOR {word} is not allowed with {what}"));
@@ -719,6 +728,7 @@ pub fn over_source(
             domains: Vec::new(),
             collations: Vec::new(),
             row_type: None,
+            uses: None,
             qualifier: qualifier.into(),
             names,
             types,
@@ -2283,6 +2293,12 @@ pub trait ColumnNames {
         let _ = qualifier;
         Ok(0..self.names().len())
     }
+    /// Records that the query reads the column at `position` (a star's
+    /// columns: column privileges, `from::Scope::record`); by default
+    /// nothing.
+    fn record(&self, position: usize) {
+        let _ = position;
+    }
 }
 
 impl ColumnNames for Relation {
@@ -2306,6 +2322,10 @@ impl ColumnNames for Scope {
         Scope::star(self)
     }
 
+    fn record(&self, position: usize) {
+        Scope::record(self, position)
+    }
+
     fn qualified_columns(&self, qualifier: &str) -> Result<Range<usize>, SqlError> {
         self.tables
             .iter()
@@ -2327,13 +2347,17 @@ pub(crate) fn star_columns<C: ColumnNames + ?Sized>(
     columns: &C,
     item: &SelectItem,
 ) -> Option<Result<Vec<usize>, SqlError>> {
-    match item {
-        SelectItem::Wildcard(_) => Some(Ok(columns.star())),
+    let star: Result<Vec<usize>, SqlError> = match item {
+        SelectItem::Wildcard(_) => Ok(columns.star()),
         SelectItem::QualifiedWildcard(SelectItemQualifiedWildcardKind::ObjectName(name), _) => {
-            Some(names::relation(name).and_then(|q| Ok(columns.qualified_columns(&q)?.collect())))
+            names::relation(name).and_then(|q| Ok(columns.qualified_columns(&q)?.collect()))
         }
-        _ => None,
+        _ => return None,
+    };
+    if let Ok(star) = &star {
+        star.iter().for_each(|&c| columns.record(c));
     }
+    Some(star)
 }
 
 impl ColumnNames for [(String, SqlType)] {

@@ -389,12 +389,18 @@ pub fn drop(
     Ok(Output::command("DROP ROLE"))
 }
 
-/// The privilege bits a GRANT or REVOKE names.
-fn privilege_bits(privileges: &Privileges) -> Result<u8, SqlError> {
+/// The privileges a GRANT or REVOKE names on columns: each bit and its
+/// column names.
+type ColumnGrants = Vec<(u8, Vec<String>)>;
+
+/// The privilege bits a GRANT or REVOKE names on the relations, and
+/// those it names on columns.
+fn privilege_bits(privileges: &Privileges) -> Result<(u8, ColumnGrants), SqlError> {
     let Privileges::Actions(actions) = privileges else {
-        return Ok(privileges::ALL);
+        return Ok((privileges::ALL, Vec::new()));
     };
     let mut bits = 0;
+    let mut on_columns = Vec::new();
     for action in actions {
         let (bit, columns) = match action {
             Action::Select { columns } => (privileges::SELECT, columns),
@@ -411,12 +417,39 @@ fn privilege_bits(privileges: &Privileges) -> Result<u8, SqlError> {
                 ));
             }
         };
-        if columns.is_some() {
-            return Err(SqlError::unsupported("column privileges"));
+        match columns {
+            Some(columns) => on_columns.push((bit, columns.iter().map(names::ident).collect())),
+            None => bits |= bit,
         }
-        bits |= bit;
     }
-    Ok(bits)
+    Ok((bits, on_columns))
+}
+
+/// The number of column `column` of relation `name` (a user column's
+/// slot, a system column's [`privileges::SYSTEM_COLUMN_BASE`] + its
+/// index), 42703 when it has none; column privileges on a view are
+/// 0A000.
+fn column_number(
+    cx: &Ctx<'_>,
+    txn: &Transaction,
+    name: &str,
+    column: &str,
+) -> Result<u16, SqlError> {
+    let Some(def) = cx.db.catalog().table(txn, name)? else {
+        return Err(SqlError::unsupported("column privileges on a view"));
+    };
+    let system = (crate::system_columns::COLUMNS.iter()).position(|(n, _)| *n == column);
+    match (def.column(column), system) {
+        (Some(at), _) => Ok(def.layout.slot(at)),
+        (None, Some(at)) => Ok(privileges::SYSTEM_COLUMN_BASE + at as u16),
+        (None, None) => Err(SqlError::new(
+            "42703",
+            format!(
+                "column \"{column}\" of relation \"{}\" does not exist",
+                folio_catalog::unqualified(name)
+            ),
+        )),
+    }
 }
 
 /// The grantees' oids ([`privileges::PUBLIC`] for PUBLIC), 42704 for a
@@ -523,16 +556,26 @@ pub fn grant_or_revoke(
     if let Some(GrantObjects::Schemas(schemas)) = on {
         return schema(cx, txn, grant, privileges, schemas, grantees, grant_option);
     }
-    let bits = privilege_bits(privileges)?;
+    let (bits, on_columns) = privilege_bits(privileges)?;
     let oids = grantee_oids(cx.db, grantees)?;
-    let change = Change {
+    let change = |privileges| Change {
         grant,
-        privileges: bits,
+        privileges,
         grantees: &oids,
         grant_option,
     };
     for (oid, name, kind) in objects(cx, txn, on.as_ref())? {
-        if !privileges::apply(cx, oid, &name, kind, &change)? {
+        let mut done = true;
+        if bits != 0 || on_columns.is_empty() {
+            done = privileges::apply(cx, oid, None, &name, kind, &change(bits))?;
+        }
+        for (bit, columns) in &on_columns {
+            for column in columns {
+                let number = column_number(cx, txn, &name, column)?;
+                done &= privileges::apply(cx, oid, Some(number), &name, kind, &change(*bit))?;
+            }
+        }
+        if !done {
             let name = folio_catalog::unqualified(&name);
             notices.push(match grant {
                 true => Notice::warning(
@@ -607,7 +650,7 @@ fn schema(
             grant_option,
         };
         for (oid, name) in &oids_of_schemas {
-            privileges::apply(cx, *oid, name, "schema", &change)?;
+            privileges::apply(cx, *oid, None, name, "schema", &change)?;
         }
         // (A holder without the grant option is warned by PostgreSQL;
         // only superusers hold CREATE on public with it here.)

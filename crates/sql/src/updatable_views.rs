@@ -1054,6 +1054,7 @@ impl Rewritten {
                     kind: "view",
                     privilege,
                     as_owner_of: checker,
+                    columns: None,
                 });
             }
             if !invoker {

@@ -522,6 +522,10 @@ impl<C: Columns + crate::query::ColumnNames + ?Sized> crate::query::ColumnNames
         self.inner.star()
     }
 
+    fn record(&self, position: usize) {
+        self.inner.record(position)
+    }
+
     fn qualified_columns(&self, qualifier: &str) -> Result<std::ops::Range<usize>, SqlError> {
         self.inner.qualified_columns(qualifier)
     }

@@ -37,7 +37,7 @@ pub const SERVER_VERSION: &str = concat!("15.0 (folio ", env!("CARGO_PKG_VERSION
 /// naming a plan node folio never builds (bitmap scans, merge joins,
 /// parallel plans, ...) are accepted and change nothing, as they would
 /// change nothing in PostgreSQL for a plan without such a node.
-const PLANNER_SWITCHES: [&str; 20] = [
+pub(crate) const PLANNER_SWITCHES: [&str; 20] = [
     "enable_async_append",
     "enable_bitmapscan",
     "enable_gathermerge",

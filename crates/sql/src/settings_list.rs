@@ -563,7 +563,9 @@ pub fn may_change(
 }
 
 /// The settings PostgreSQL 15 flags `GUC_EXPLAIN` (EXPLAIN (SETTINGS)
-/// reports them), of those folio has or may list, by lower-case name.
+/// reports them), of those folio has or may list, by lower-case name,
+/// besides the planner switches (`settings::PLANNER_SWITCHES`), which
+/// all are.
 const EXPLAIN: &[&str] = &[
     "constraint_exclusion",
     "cpu_index_tuple_cost",
@@ -572,26 +574,6 @@ const EXPLAIN: &[&str] = &[
     "cursor_tuple_fraction",
     "effective_cache_size",
     "effective_io_concurrency",
-    "enable_async_append",
-    "enable_bitmapscan",
-    "enable_gathermerge",
-    "enable_hashagg",
-    "enable_hashjoin",
-    "enable_incremental_sort",
-    "enable_indexonlyscan",
-    "enable_indexscan",
-    "enable_material",
-    "enable_memoize",
-    "enable_mergejoin",
-    "enable_nestloop",
-    "enable_parallel_append",
-    "enable_parallel_hash",
-    "enable_partition_pruning",
-    "enable_partitionwise_aggregate",
-    "enable_partitionwise_join",
-    "enable_seqscan",
-    "enable_sort",
-    "enable_tidscan",
     "force_parallel_mode",
     "from_collapse_limit",
     "geqo",
@@ -687,7 +669,10 @@ pub fn flags(name: &str, custom: bool) -> Vec<&'static str> {
         return vec!["NO_SHOW_ALL", "NOT_IN_SAMPLE"];
     }
     (lists.into_iter())
-        .filter(|(_, names)| names.contains(&name))
+        .filter(|(flag, names)| {
+            names.contains(&name)
+                || (*flag == "EXPLAIN" && crate::settings::PLANNER_SWITCHES.contains(&name))
+        })
         .map(|(flag, _)| flag)
         .collect()
 }

@@ -70,10 +70,7 @@ fn called_name(tokens: &[TokenWithSpan], close: usize) -> Option<String> {
                 depth -= 1;
                 if depth == 0 {
                     return match &tokens[at.checked_sub(1)?].token {
-                        Token::Word(w) => Some(match w.quote_style {
-                            Some(_) => w.value.clone(),
-                            None => w.value.to_lowercase(),
-                        }),
+                        Token::Word(w) => Some(crate::names::word(w)),
                         _ => None,
                     };
                 }

@@ -181,10 +181,7 @@ fn nulls_clause(tokens: &mut Vec<TokenWithSpan>, at: &mut usize) -> Option<usize
             let Token::Word(written) = &tokens[*at - 1].token else {
                 unreachable!("a word, checked above");
             };
-            let written = match written.quote_style {
-                Some(_) => written.value.clone(),
-                None => written.value.to_lowercase(),
-            };
+            let written = crate::names::word(written);
             tokens[*at - 1] = TokenWithSpan::wrap(name(&format!("{NULLS_NOT_DISTINCT}{written}")));
         } else {
             let marked = [

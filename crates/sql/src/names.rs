@@ -14,6 +14,15 @@ pub fn ident(id: &Ident) -> String {
     }
 }
 
+/// A name written as a token word, folded as [`ident`] folds one: as
+/// written when quoted, else lower case.
+pub fn word(w: &sqlparser::tokenizer::Word) -> String {
+    match w.quote_style {
+        Some(_) => w.value.clone(),
+        None => w.value.to_lowercase(),
+    }
+}
+
 /// `name` as an identifier to write back into SQL text: plain when
 /// reading it back gives `name` again (lower case, no special
 /// characters, not a keyword PostgreSQL reads as more than a name:

@@ -81,10 +81,7 @@ pub fn mark(tokens: &mut Vec<TokenWithSpan>) {
             tokens.remove(start);
             match named {
                 true => {
-                    let name = word(tokens.get(start)).map(|w| match w.quote_style {
-                        Some(_) => w.value.clone(),
-                        None => w.value.to_lowercase(),
-                    });
+                    let name = word(tokens.get(start)).map(crate::names::word);
                     tokens[start].token = marked(&name.unwrap_or_default());
                 }
                 false => tokens.insert(start, TokenWithSpan::wrap(marked(""))),

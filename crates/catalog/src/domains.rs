@@ -44,6 +44,10 @@ pub struct DomainType {
     /// The collation's oid its `COLLATE` clause (or its parent's) gave
     /// it; `None`: its base type's (PostgreSQL's `typcollation`).
     pub collation: Option<u32>,
+    /// The oid of its array type (`d[]`, PostgreSQL's `typarray`), given
+    /// when it is made; 0 for a domain made before folio gave domains
+    /// array types.
+    pub array_oid: u32,
 }
 
 /// One CHECK constraint of a domain.
@@ -69,7 +73,8 @@ impl DomainType {
                 | (self.default.is_some() as u8) << 1
                 | ((self.parent != 0) as u8) << 2
                 | (not_valid as u8) << 3
-                | (self.collation.is_some() as u8) << 4);
+                | (self.collation.is_some() as u8) << 4
+                | ((self.array_oid != 0) as u8) << 5);
         if let Some(default) = &self.default {
             w.str(default);
         }
@@ -92,11 +97,16 @@ impl DomainType {
         if let Some(collation) = self.collation {
             w.u32(collation);
         }
+        // The array type's oid after it (rows written before domains had
+        // array types have none).
+        if self.array_oid != 0 {
+            w.u32(self.array_oid);
+        }
     }
 
     pub(crate) fn decode(r: &mut Reader<'_>) -> Result<DomainType, String> {
         let (base_oid, base_typmod, flags) = (r.u32()?, r.i32()?, r.u8()?);
-        if flags > 31 {
+        if flags > 63 {
             return Err(format!("domain flags {flags:#04x}"));
         }
         let default = match flags & 2 != 0 {
@@ -127,6 +137,10 @@ impl DomainType {
             true => Some(r.u32()?),
             false => None,
         };
+        let array_oid = match flags & 32 != 0 {
+            true => r.u32()?,
+            false => 0,
+        };
         Ok(DomainType {
             oid: 0,
             name: String::new(),
@@ -137,6 +151,7 @@ impl DomainType {
             default,
             checks,
             collation,
+            array_oid,
         })
     }
 }
@@ -169,7 +184,10 @@ pub(crate) fn domains_of(
 ) -> Vec<Arc<DomainType>> {
     let all = domains_among(classes);
     let mut out: Vec<Arc<DomainType>> = (all.iter())
-        .filter(|d| oids.clone().any(|o| o == d.oid))
+        .filter(|d| {
+            oids.clone()
+                .any(|o| o == d.oid || (o == d.array_oid && o != 0))
+        })
         .cloned()
         .collect();
     // Each pass adds the parents not yet in; a chain is as long as the
@@ -195,6 +213,15 @@ pub enum Dependent {
     Domain(String, u32),
     /// A column (table, column) of it.
     Column(String, String),
+    /// A function or procedure with a parameter or result of it: its
+    /// catalog name, its signature ([`crate::FunctionDef::signature`])
+    /// and how messages show it (`f(d,integer)`, as PostgreSQL's object
+    /// descriptions).
+    Routine {
+        name: String,
+        signature: String,
+        shown: String,
+    },
 }
 
 impl Dependent {
@@ -203,6 +230,8 @@ impl Dependent {
         match self {
             Dependent::Domain(name, _) => format!("type {name}"),
             Dependent::Column(table, column) => format!("column {column} of table {table}"),
+            // (PostgreSQL 15 describes a procedure as a function too.)
+            Dependent::Routine { shown, .. } => format!("function {shown}"),
         }
     }
 }
@@ -211,32 +240,86 @@ impl Dependent {
 /// `Catalog::domain_dependents`); `depth` bounds the recursion (a chain
 /// of domains is no longer than their count).
 fn visit(
-    domains: &[Arc<DomainType>],
-    tables: &[crate::TableDef],
+    (domains, tables, routines): (
+        &[Arc<DomainType>],
+        &[crate::TableDef],
+        &[crate::FunctionDef],
+    ),
     (oid, name): (u32, &str),
     depth: usize,
     out: &mut Vec<(Dependent, String)>,
 ) {
-    let mut children: Vec<(u64, Dependent)> = (domains.iter())
+    // (What depends on it, its own oid or its array type's.)
+    let mut children: Vec<(u64, Dependent, u32)> = (domains.iter())
         .filter(|d| d.parent == oid)
-        .map(|d| (u64::from(d.oid), Dependent::Domain(d.name.clone(), d.oid)))
+        .map(|d| {
+            (
+                u64::from(d.oid),
+                Dependent::Domain(d.name.clone(), d.oid),
+                oid,
+            )
+        })
         .collect();
+    let array_oid = (domains.iter())
+        .find(|d| d.oid == oid)
+        .map_or(0, |d| d.array_oid);
+    let of_it = |type_oid: u32| type_oid == oid || (type_oid == array_oid && array_oid != 0);
     for t in tables {
-        for c in t.columns.iter().filter(|c| c.type_oid == oid) {
-            children.push((t.oid, Dependent::Column(t.name.clone(), c.name.clone())));
+        for c in &t.columns {
+            if of_it(c.type_oid) {
+                let column = Dependent::Column(t.name.clone(), c.name.clone());
+                children.push((t.oid, column, c.type_oid));
+            }
         }
     }
-    children.sort_by_key(|(oid, _)| *oid);
-    for (_, child) in children {
+    for r in routines {
+        let types = r.args.iter().map(|a| a.1).chain([r.result.0]);
+        if let Some(on) = types.clone().find(|t| of_it(*t)) {
+            let shown: Vec<String> = (r.inputs())
+                .map(|i| type_text(r.args[i].1, domains))
+                .collect();
+            let routine = Dependent::Routine {
+                name: r.name.clone(),
+                signature: r.signature(),
+                shown: format!(
+                    "{}({})",
+                    crate::schemas::split_schema(&r.name).1,
+                    shown.join(",")
+                ),
+            };
+            children.push((r.oid, routine, on));
+        }
+    }
+    // PostgreSQL's order: what depends on its array type first, each
+    // part by oid.
+    children.sort_by_key(|(child, _, on)| (*on == oid, *child));
+    for (_, child, on) in children {
         let inner = match &child {
             Dependent::Domain(n, o) if depth > 0 => Some((*o, n.clone())),
             _ => None,
         };
-        out.push((child, format!("type {name}")));
+        let on = match on == oid {
+            true => format!("type {name}"),
+            false => format!("type {name}[]"),
+        };
+        out.push((child, on));
         if let Some((o, n)) = inner {
-            visit(domains, tables, (o, &n), depth - 1, out);
+            visit((domains, tables, routines), (o, &n), depth - 1, out);
         }
     }
+}
+
+/// A type's name in a routine's description: a domain's (or its array
+/// type's, `d[]`) or a built-in type's; its oid otherwise.
+fn type_text(oid: u32, domains: &[Arc<DomainType>]) -> String {
+    (domains.iter())
+        .find_map(|d| match oid {
+            _ if oid == d.oid => Some(d.name.clone()),
+            _ if oid == d.array_oid && oid != 0 => Some(format!("{}[]", d.name)),
+            _ => None,
+        })
+        .or_else(|| folio_row::SqlType::from_oid(oid, -1).map(|t| t.name()))
+        .unwrap_or_else(|| oid.to_string())
 }
 
 impl Catalog {
@@ -277,6 +360,7 @@ impl Catalog {
         }
         let oid = self.next_oid()?;
         let mut body = def.clone();
+        body.array_oid = self.next_oid()? as u32;
         self.number_checks(&mut body)?;
         let class = ClassRow {
             domain: Some(body),
@@ -330,10 +414,13 @@ impl Catalog {
         oid: u32,
         name: &str,
     ) -> Result<Vec<(Dependent, String)>, CatalogError> {
-        let domains = domains_among(&self.class_rows(txn)?);
+        let classes = self.class_rows(txn)?;
+        let domains = domains_among(&classes);
+        let routines = crate::functions::functions_among(&classes);
         let tables = txn.with_latest_snapshot(|txn| self.tables(txn))?;
         let mut out = Vec::new();
-        visit(&domains, &tables, (oid, name), domains.len(), &mut out);
+        let objects = (&domains[..], &tables[..], &routines[..]);
+        visit(objects, (oid, name), domains.len(), &mut out);
         Ok(out)
     }
 
@@ -351,8 +438,10 @@ impl Catalog {
 
     /// The columns whose values hold a value of type `oid` inside a
     /// composite value: of a composite type with a field of it, of that
-    /// type's array type, or of a domain over either. PostgreSQL does
-    /// not look inside those when a domain's rules change (0A000).
+    /// type's array type, or of a domain over either; or inside an array:
+    /// of the array type of domain `oid` or of a domain made over it.
+    /// PostgreSQL does not look inside those when a domain's rules change
+    /// (0A000).
     pub fn columns_holding(
         &self,
         txn: &mut Transaction,
@@ -364,11 +453,30 @@ impl Catalog {
             .filter(|(_, b)| b.fields.iter().any(|(_, o, _)| *o == oid))
             .flat_map(|(c, b)| [c.oid as u32, b.array_oid])
             .collect();
-        let over: Vec<u32> = (domains_among(&classes).iter())
+        let domains = domains_among(&classes);
+        let over: Vec<u32> = (domains.iter())
             .filter(|d| types.contains(&d.base_oid))
             .map(|d| d.oid)
             .collect();
         types.extend(over);
+        // The array types of domain `oid` and of the domains made over it
+        // (a chain is no longer than the domains).
+        let mut chain = vec![oid];
+        for _ in 0..domains.len() {
+            let more: Vec<u32> = (domains.iter())
+                .filter(|d| chain.contains(&d.parent) && !chain.contains(&d.oid))
+                .map(|d| d.oid)
+                .collect();
+            if more.is_empty() {
+                break;
+            }
+            chain.extend(more);
+        }
+        types.extend(
+            (domains.iter())
+                .filter(|d| chain.contains(&d.oid) && d.array_oid != 0)
+                .map(|d| d.array_oid),
+        );
         let mut out = Vec::new();
         for t in types {
             out.extend(self.columns_of_type(txn, t)?);
@@ -485,6 +593,7 @@ mod tests {
                     },
                 ],
                 collation: Some(951),
+                array_oid: 17003,
             },
             DomainType {
                 oid: 0,
@@ -496,6 +605,7 @@ mod tests {
                 default: None,
                 checks: Vec::new(),
                 collation: None,
+                array_oid: 0,
             },
         ] {
             let mut w = Writer::default();

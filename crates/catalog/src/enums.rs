@@ -148,15 +148,24 @@ fn check_label(label: &str) -> Result<(), CatalogError> {
 
 /// The type of a column of type `oid` (with `typmod`) in table `def`: a
 /// built-in type, one of the enum or composite types its definition
-/// carries, or a domain's base type (any of those: the definition
-/// carries the types its domains are made over too).
+/// carries, or a domain's base type or the array type of that (any of
+/// those: the definition carries the types its domains are made over
+/// too).
 pub(crate) fn column_type(def: &TableDef, oid: u32, typmod: i32) -> Option<SqlType> {
-    match def.domains.iter().find(|d| d.oid == oid) {
+    if let Some(d) = def.domains.iter().find(|d| d.oid == oid) {
         // A domain's column is of its base type (`domains.rs`), never
         // itself a domain.
-        Some(d) => type_among(def, d.base_oid, d.base_typmod),
-        None => type_among(def, oid, typmod),
+        return type_among(def, d.base_oid, d.base_typmod);
     }
+    if let Some(d) = (def.domains.iter()).find(|d| d.array_oid == oid && oid != 0) {
+        // An array of a domain is an array of its base type.
+        let base = type_among(def, d.base_oid, d.base_typmod)?;
+        return match base.element() {
+            Some(_) => Some(base),
+            None => base.array_keeping_modifier(),
+        };
+    }
+    type_among(def, oid, typmod)
 }
 
 /// The built-in type, or enum or composite type (or its array type)

@@ -211,7 +211,7 @@ pub fn choose<'d>(
         pool.retain(|(_, shape, _)| shape.iter().zip(&types).all(|(to, ty)| goes(ty, *to)));
         let exact = |shape: &[u32]| {
             (shape.iter().zip(&types))
-                .filter(|(to, ty)| ty.is_some_and(|t| t.oid() == **to))
+                .filter(|(to, ty)| ty.is_some_and(|t| t.oid() == crate::domains::base_oid(**to)))
                 .count()
         };
         let most = pool.iter().map(|(_, s, _)| exact(s)).max().unwrap_or(0);

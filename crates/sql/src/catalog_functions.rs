@@ -638,12 +638,17 @@ pub fn format_type(oid: i64, typmod: Option<i32>) -> String {
 
 /// `format_type(oid, typmod)`: a type's name with its modifier.
 pub fn type_name(oid: i64, typmod: i32) -> String {
-    // A domain is named by its own name (`domains.rs`).
-    if let Some(d) = u32::try_from(oid)
-        .ok()
-        .and_then(crate::user_types::domain_of_oid)
-    {
-        return d.name.clone();
+    // A domain is named by its own name (`domains.rs`), its array type
+    // by that name with `[]`.
+    if let Ok(oid) = u32::try_from(oid) {
+        if let Some(d) = crate::user_types::domain_of_oid(oid) {
+            return d.name.clone();
+        }
+        if let Some(d) =
+            (crate::user_types::domains().iter()).find(|d| d.array_oid == oid && oid != 0)
+        {
+            return format!("{}[]", d.name);
+        }
     }
     let known = u32::try_from(oid)
         .ok()
@@ -740,6 +745,9 @@ pub(crate) fn type_oid(name: &str) -> Option<i64> {
         .ok()?;
     if let Some(d) = crate::domains::of_type(&ty) {
         return Some(i64::from(d.oid));
+    }
+    if let Some(d) = crate::domains::of_array_type(&ty) {
+        return Some(i64::from(d.array_oid));
     }
     crate::types::column_type(&ty)
         .ok()

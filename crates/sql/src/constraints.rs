@@ -331,6 +331,18 @@ impl Constraints {
         // own, as PostgreSQL's.
         let mut domain_defaults = Vec::new();
         for (position, column) in def.columns.iter().enumerate() {
+            // A column of a domain's array type: each element meets the
+            // domain's rules.
+            if let Some(domain) = (def.domains.iter())
+                .find(|d| d.array_oid == column.type_oid && column.type_oid != 0)
+                && let Some(element) = def.column_type(position).and_then(|t| t.element())
+            {
+                out.domains.push((
+                    position,
+                    crate::domains::Bound::bind_elements(domain, element, &def.domains)?,
+                ));
+                continue;
+            }
             let Some(domain) = def.domains.iter().find(|d| d.oid == column.type_oid) else {
                 continue;
             };
@@ -845,6 +857,21 @@ impl Constraints {
             }
         }
         out
+    }
+
+    /// `value` stored into column `column`: fitted to and judged by its
+    /// domain's rules if it has a domain (`domains::Bound::fit`), else
+    /// as it is.
+    pub fn fit_domain(
+        &self,
+        column: usize,
+        value: Value,
+        env: &Env<'_>,
+    ) -> Result<Value, SqlError> {
+        match self.domains.iter().find(|(c, _)| *c == column) {
+            Some((_, domain)) => domain.fit(value, env),
+            None => Ok(value),
+        }
     }
 
     /// What column `column` takes when a row leaves it out or names

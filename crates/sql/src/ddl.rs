@@ -1765,7 +1765,13 @@ fn add_column(
     // A value other than NULL in every row would change the stored values
     // of the table's row type too: PostgreSQL refuses that (0A000).
     let null = |e: &Expr| matches!(e, Expr::Value(v) if v.value == sqlparser::ast::Value::Null);
-    if !default.as_ref().is_none_or(null) || generated.is_some() || owned.is_some() {
+    // A column of a domain: each row takes the domain's DEFAULT when the
+    // column has none, and every row's value must meet the domain's
+    // rules (PostgreSQL's rewrite checks them: 23502 / 23514).
+    let domain = crate::domains::of_type(&column.data_type);
+    let domain_fills = default.is_none() && domain.as_ref().is_some_and(|d| d.default.is_some());
+    if !default.as_ref().is_none_or(null) || generated.is_some() || owned.is_some() || domain_fills
+    {
         db.catalog().check_row_type_unused(txn, table)?;
     }
     match db.catalog().add_column(txn, table, &def) {
@@ -1781,7 +1787,8 @@ fn add_column(
         let made = owned_sequence(db, txn, (table, &def), &column_name, ty, request, identity)?;
         default = Some(made);
     }
-    if default.is_some() || generated.is_some() {
+    let rewrite = default.is_some() || generated.is_some() || domain_fills;
+    if rewrite || domain.is_some() {
         // The sequences a default's calls name (a serial's, an
         // identity's, a written `nextval`): each row takes its next value.
         let mut named = Vec::new();
@@ -1820,7 +1827,12 @@ fn add_column(
             for (tid, old) in relation.scan(txn)? {
                 txn.check_interrupt()?;
                 let mut values = old.clone();
-                values[position] = types::assign(fill.eval(&old, &env)?, relation.types[position])?;
+                let value = types::assign(fill.eval(&old, &env)?, relation.types[position])?;
+                values[position] = constraints.fit_domain(position, value, &env)?;
+                if !rewrite {
+                    // Every row holds NULL: one judged is all judged.
+                    break;
+                }
                 match relation.update(txn, tid, &old, values)? {
                     folio_db::Write::Done(_) | folio_db::Write::Hot(_) => {}
                     other => {

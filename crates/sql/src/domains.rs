@@ -232,10 +232,101 @@ pub fn of_type(ty: &DataType) -> Option<Arc<DomainType>> {
     }
 }
 
+/// The domain whose array type `ty` names (`posint[]`, `posint[][]`:
+/// folio's arrays of any dimensions are one type), if it has one whose
+/// elements are checked: a domain made with an array type, over a type
+/// that is no array (an array of a domain over an array keeps its base
+/// type, unchecked).
+pub fn of_array_type(ty: &DataType) -> Option<Arc<DomainType>> {
+    let mut element = ty;
+    while let DataType::Array(
+        sqlparser::ast::ArrayElemTypeDef::SquareBracket(inner, _)
+        | sqlparser::ast::ArrayElemTypeDef::AngleBracket(inner),
+    ) = element
+    {
+        element = inner;
+    }
+    if std::ptr::eq(element, ty) {
+        return None;
+    }
+    of_type(element).filter(has_checked_array)
+}
+
+/// Whether a column or value of `def`'s array type has its elements
+/// checked ([`of_array_type`]).
+fn has_checked_array(def: &Arc<DomainType>) -> bool {
+    def.array_oid != 0 && base_type(def).is_ok_and(|t| t.element().is_none())
+}
+
+/// The domain of array type oid `oid`, if it is one with checked
+/// elements.
+fn of_array_oid(oid: u32) -> Option<Arc<DomainType>> {
+    (crate::user_types::domains().iter())
+        .find(|d| d.array_oid == oid && oid != 0)
+        .filter(|d| has_checked_array(d))
+        .cloned()
+}
+
+/// The array type of `def`'s base type: what a value of `def[]` is.
+pub fn array_type(def: &DomainType) -> Option<SqlType> {
+    base_type(def).ok()?.array_keeping_modifier()
+}
+
+/// The type a value of type `oid` is, when `oid` is a domain or the
+/// array type of one: its base type, or the array of that; `None` for
+/// any other oid.
+pub fn value_type_of(oid: u32) -> Option<SqlType> {
+    if let Some(d) = crate::user_types::domain_of_oid(oid) {
+        return base_type(&d).ok();
+    }
+    of_array_oid(oid).and_then(|d| array_type(&d))
+}
+
+/// `oid`, or the oid of the type a value of it is when it names a domain
+/// or a domain's array type ([`value_type_of`]).
+pub fn base_oid(oid: u32) -> u32 {
+    match crate::user_types::domain_of_oid(oid) {
+        Some(d) => d.base_oid,
+        None => of_array_oid(oid)
+            .and_then(|d| array_type(&d))
+            .map_or(oid, |t| t.oid()),
+    }
+}
+
+/// The rules of the domain of oid `oid` (a routine's parameter or
+/// result, a PL/pgSQL variable), or of each element of its array type,
+/// bound; `None` when `oid` is neither.
+pub fn rules_of_oid(oid: u32) -> Result<Option<Arc<Bound>>, SqlError> {
+    let domains = crate::user_types::domains();
+    if let Some(def) = crate::user_types::domain_of_oid(oid) {
+        return Bound::bind(&def, base_type(&def)?, &domains).map(Some);
+    }
+    match of_array_oid(oid) {
+        Some(def) => Bound::bind_elements(&def, base_type(&def)?, &domains).map(Some),
+        None => Ok(None),
+    }
+}
+
+/// The rules of the domain type `ty` names, or of each element of the
+/// domain's array type it names, bound; `None` when it names neither.
+pub fn rules_of_type(ty: &DataType) -> Result<Option<Arc<Bound>>, SqlError> {
+    let domains = crate::user_types::domains();
+    if let Some(def) = of_type(ty) {
+        return Bound::bind(&def, base_type(&def)?, &domains).map(Some);
+    }
+    match of_array_type(ty) {
+        Some(def) => Bound::bind_elements(&def, base_type(&def)?, &domains).map(Some),
+        None => Ok(None),
+    }
+}
+
 /// The type oid of a column declared `ty` (bound as `bound`): the
 /// domain's if `ty` names one (PostgreSQL's `atttypid`), else the type's.
 pub fn type_oid(ty: &DataType, bound: SqlType) -> u32 {
-    of_type(ty).map_or(bound.oid(), |d| d.oid)
+    if let Some(d) = of_type(ty) {
+        return d.oid;
+    }
+    of_array_type(ty).map_or(bound.oid(), |d| d.array_oid)
 }
 
 /// The base type of `def`: a built-in type, or an enum or composite type
@@ -301,7 +392,7 @@ fn declared_typmod(ty: &DataType) -> Result<i32, SqlError> {
 /// (PostgreSQL's common type of inputs of one domain is the domain).
 pub fn value_domain(e: &Scalar, columns: &(impl scalar::Columns + ?Sized)) -> Option<String> {
     match e {
-        Scalar::Domain(_, d) => Some(d.name.clone()),
+        Scalar::Domain(_, d) => Some(d.type_name()),
         Scalar::Column(c) => columns.domain_at(*c),
         Scalar::Func(crate::functions::Func::Coalesce, args) => {
             let first = value_domain(args.first()?, columns)?;
@@ -311,6 +402,16 @@ pub fn value_domain(e: &Scalar, columns: &(impl scalar::Columns + ?Sized)) -> Op
         }
         _ => None,
     }
+}
+
+/// The name of the domain (or, `d[]`, the domain's array type) a column
+/// of type oid `type_oid` of table `def` is of, if any.
+pub fn column_domain(def: &folio_catalog::TableDef, type_oid: u32) -> Option<String> {
+    def.domains.iter().find_map(|d| match type_oid {
+        _ if type_oid == d.oid => Some(d.name.clone()),
+        _ if type_oid == d.array_oid && type_oid != 0 => Some(format!("{}[]", d.name)),
+        _ => None,
+    })
 }
 
 /// A domain's rules, bound: what a value of it must meet, its own and
@@ -328,6 +429,9 @@ pub struct Bound {
     /// outermost parent's first, each level's in name order
     /// (PostgreSQL's order: it reports the first failing one by name).
     checks: Vec<(String, Scalar)>,
+    /// The rules judge each element of an array (a value of the
+    /// domain's array type, `d[]`), not the value.
+    elements: bool,
 }
 
 /// `def` and the domains it is made over, `def` first, as found among
@@ -396,6 +500,33 @@ impl Bound {
             convert_to: (base.element().is_some() && def.base_typmod != -1).then_some(base),
             not_null,
             checks,
+            elements: false,
+        }))
+    }
+
+    /// The name of the type the rules are of: the domain's, or its array
+    /// type's (`d[]`).
+    pub fn type_name(&self) -> String {
+        match self.elements {
+            true => format!("{}[]", self.name),
+            false => self.name.clone(),
+        }
+    }
+
+    /// [`Bound::bind`]'s rules judging each element of a value of
+    /// `def`'s array type.
+    pub fn bind_elements(
+        def: &DomainType,
+        base: SqlType,
+        domains: &[Arc<DomainType>],
+    ) -> Result<Arc<Bound>, SqlError> {
+        let rules = Bound::bind(def, base, domains)?;
+        Ok(Arc::new(Bound {
+            name: rules.name.clone(),
+            convert_to: None,
+            not_null: rules.not_null,
+            checks: rules.checks.clone(),
+            elements: true,
         }))
     }
 
@@ -412,8 +543,21 @@ impl Bound {
     }
 
     /// 23502 for NULL under NOT NULL, 23514 naming the first CHECK
-    /// `value` fails (a NULL result passes, as a table's CHECK).
+    /// `value` fails (a NULL result passes, as a table's CHECK); for the
+    /// rules of an array's elements, of each element (a NULL array has
+    /// none).
     pub fn enforce(&self, value: &Value, env: &Env<'_>) -> Result<(), SqlError> {
+        if !self.elements {
+            return self.judge(value, env);
+        }
+        match value {
+            Value::Array(array) => (array.items().iter()).try_for_each(|v| self.judge(v, env)),
+            _ => Ok(()),
+        }
+    }
+
+    /// [`Bound::enforce`] of one value of the domain.
+    fn judge(&self, value: &Value, env: &Env<'_>) -> Result<(), SqlError> {
         if self.not_null && matches!(value, Value::Null) {
             return Err(SqlError::new(
                 "23502",
@@ -501,6 +645,8 @@ pub fn create(cx: &Ctx<'_>, txn: &mut Transaction, create: &Create) -> Result<Ou
             None => parent.as_ref().and_then(|p| p.default.clone()),
         },
         checks: Vec::new(),
+        // (The catalog gives it an array type.)
+        array_oid: 0,
         // Its COLLATE clause's, else its parent's (PostgreSQL's).
         collation: match &create.collate {
             Some(c) => Some(crate::collations::for_type(c, base)?),
@@ -566,14 +712,28 @@ pub fn drop(
         let dependents = catalog.domain_dependents(txn, def.oid, &name)?;
         let objects: Vec<String> = dependents.iter().map(|(d, _)| d.describe()).collect();
         notices.extend(Notice::cascaded(&objects));
-        // Columns first, then the domains made over this one, innermost
-        // first (each is then depended on by nothing).
+        // Columns first: each domain's and its array type's.
+        let mut types = vec![def.oid, def.array_oid];
         for (d, _) in &dependents {
-            if let Dependent::Domain(_, oid) = d {
-                drop_columns_of_type(cx, txn, &mut Vec::new(), *oid)?;
+            if let Dependent::Domain(n, _) = d
+                && let Some(inner) = catalog.domain_type(txn, n)?
+            {
+                types.extend([inner.oid, inner.array_oid]);
             }
         }
-        drop_columns_of_type(cx, txn, &mut Vec::new(), def.oid)?;
+        for oid in types.into_iter().filter(|o| *o != 0) {
+            drop_columns_of_type(cx, txn, &mut Vec::new(), oid)?;
+        }
+        // The routines of them, then the domains made over this one,
+        // innermost first (each is then depended on by nothing).
+        for (d, _) in &dependents {
+            if let Dependent::Routine {
+                name, signature, ..
+            } = d
+            {
+                catalog.drop_function(txn, name, signature)?;
+            }
+        }
         for (d, _) in dependents.iter().rev() {
             if let Dependent::Domain(n, _) = d {
                 catalog.drop_domain(txn, n)?;
@@ -625,6 +785,7 @@ pub fn alter(
                 let probe = Bound {
                     name: name.clone(),
                     convert_to: None,
+                    elements: false,
                     not_null: false,
                     checks: vec![(cname.clone(), check)],
                 };
@@ -650,6 +811,7 @@ pub fn alter(
             let probe = Bound {
                 name: name.clone(),
                 convert_to: None,
+                elements: false,
                 not_null: false,
                 checks: vec![(
                     cname.clone(),
@@ -704,6 +866,7 @@ pub fn alter(
                 let probe = Bound {
                     name: name.clone(),
                     convert_to: None,
+                    elements: false,
                     not_null: true,
                     checks: Vec::new(),
                 };

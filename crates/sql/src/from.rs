@@ -98,8 +98,7 @@ impl ScopeTable {
         }
         let domains = (relation.def.columns.iter().enumerate())
             .filter_map(|(n, c)| {
-                let d = relation.def.domains.iter().find(|d| d.oid == c.type_oid)?;
-                Some((n, d.name.clone()))
+                Some((n, crate::domains::column_domain(&relation.def, c.type_oid)?))
             })
             .collect();
         let collations = (relation.def.columns.iter().enumerate())

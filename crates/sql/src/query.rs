@@ -56,8 +56,7 @@ impl Columns for Relation {
 
     fn domain_at(&self, position: usize) -> Option<String> {
         let column = self.def.columns.get(position)?;
-        let d = self.def.domains.iter().find(|d| d.oid == column.type_oid)?;
-        Some(d.name.clone())
+        crate::domains::column_domain(&self.def, column.type_oid)
     }
 
     fn whole_row(&self, name: &str) -> Option<Result<Vec<usize>, SqlError>> {
@@ -2240,6 +2239,8 @@ pub(crate) fn column_name(expr: &Expr) -> String {
                 Some(reg) => reg.name().into(),
                 // A domain names it, not its base type.
                 None if let Some(d) = crate::domains::of_type(data_type) => d.name.clone(),
+                // `x::d[]` of a domain `d` too.
+                None if let Some(d) = crate::domains::of_array_type(data_type) => d.name.clone(),
                 // `x::text[]` is named by the type written, `text`.
                 None => crate::types::column_type(data_type).map_or_else(
                     |_| UNNAMED.into(),

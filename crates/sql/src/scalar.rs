@@ -869,6 +869,7 @@ fn bind_node(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, S
                 && let Some(element) = ty.element()
                 && !a.elem.iter().any(|e| matches!(e, Expr::Array(_)))
                 && crate::domains::of_type(data_type).is_none()
+                && crate::domains::of_array_type(data_type).is_none()
             {
                 let items = (a.elem.iter())
                     .map(|e| {
@@ -884,9 +885,15 @@ fn bind_node(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, S
                     ty,
                 ));
             }
-            let domain = crate::domains::of_type(data_type)
-                .map(|d| crate::domains::Bound::bind(&d, ty, &crate::user_types::domains()))
-                .transpose()?;
+            let domain = match crate::domains::of_type(data_type) {
+                Some(d) => Some(crate::domains::Bound::bind(
+                    &d,
+                    ty,
+                    &crate::user_types::domains(),
+                )?),
+                // A cast to a domain's array type judges each element.
+                None => crate::domains::rules_of_type(data_type)?,
+            };
             let cast = match bind(expr, columns)? {
                 // A quoted literal cast is a typed literal (`'1'::int`); an
                 // array's keeps its cast, whose type an empty one has not,

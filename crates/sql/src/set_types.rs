@@ -312,8 +312,10 @@ fn later(p: SqlType, n: SqlType) -> Option<Later> {
 
 /// Whether a value of type `from` goes to an argument of type oid `to`
 /// implicitly, as a call's argument must (PostgreSQL's implicit casts
-/// among the number, date and time, and string types; a type to itself).
+/// among the number, date and time, and string types; a type to itself;
+/// a domain takes what its base type takes).
 pub fn implicit_cast(from: SqlType, to: u32) -> bool {
+    let to = crate::domains::base_oid(to);
     if from.oid() == to {
         return true;
     }

@@ -469,7 +469,7 @@ fn definition(
             }
             None => {}
         }
-        let (oid, typmod) = declared_type(&arg.data_type)?;
+        let (oid, typmod) = parameter_type(&arg.data_type)?;
         let array = crate::polymorphic::is_array(oid)
             || crate::user_types::of_oid(oid, typmod).is_some_and(|t| t.element().is_some());
         if variadic && !array {
@@ -575,10 +575,7 @@ fn definition(
             }
             (VOID, -1)
         }
-        // A domain's own oid: each call's result is cast to it, so its
-        // rules hold (PostgreSQL's `prorettype` is the domain too).
-        Some(ty) if let Some(d) = crate::domains::of_type(ty) => (d.oid, -1),
-        Some(ty) => declared_type(ty)?,
+        Some(ty) => parameter_type(ty)?,
     };
     let arg_oids: Vec<u32> = args.iter().map(|a| a.1).collect();
     crate::polymorphic::check_result(&arg_oids, result.0)?;
@@ -644,6 +641,20 @@ pub(crate) fn declared_type(ty: &DataType) -> Result<(u32, i32), SqlError> {
     }
     let ty = crate::types::column_type(ty)?;
     Ok((ty.oid(), -1))
+}
+
+/// The oid and modifier a routine's declared parameter or result type
+/// is kept as: a domain's own oid (or its array type's) (PostgreSQL's `proargtypes` and
+/// `prorettype` name the domain; each call casts its arguments and its
+/// result to it, so the domain's rules hold), else [`declared_type`]'s.
+pub(crate) fn parameter_type(ty: &DataType) -> Result<(u32, i32), SqlError> {
+    if let Some(d) = crate::domains::of_type(ty) {
+        return Ok((d.oid, -1));
+    }
+    match crate::domains::of_array_type(ty) {
+        Some(d) => Ok((d.array_oid, -1)),
+        None => declared_type(ty),
+    }
 }
 
 /// How the body of a SQL-standard `RETURN e` function is stored: its
@@ -870,26 +881,34 @@ pub fn drop(
                 }
             },
             Some(args) => {
-                let mut oids = Vec::new();
-                for a in args
-                    .iter()
-                    .filter(|a| !matches!(a.mode, Some(ArgMode::Out)))
-                {
-                    oids.push(declared_type(&a.data_type)?.0.to_string());
+                // (A routine made before its domain parameters kept the
+                // domain's oid has the base type's in its signature.)
+                let mut found = None;
+                for typing in [parameter_type, declared_type] {
+                    let mut oids = Vec::new();
+                    for a in args
+                        .iter()
+                        .filter(|a| !matches!(a.mode, Some(ArgMode::Out)))
+                    {
+                        oids.push(typing(&a.data_type)?.0.to_string());
+                    }
+                    let signature = oids.join(",");
+                    // A procedure's list may name its OUT arguments too.
+                    let all: Vec<String> = (args.iter())
+                        .map(|a| typing(&a.data_type).map(|t| t.0.to_string()))
+                        .collect::<Result<_, _>>()?;
+                    found = found.or_else(|| {
+                        of_name.iter().copied().find(|d| {
+                            d.signature() == signature
+                                || (d.procedure
+                                    && d.args
+                                        .iter()
+                                        .map(|a| a.1.to_string())
+                                        .eq(all.iter().cloned()))
+                        })
+                    });
                 }
-                let signature = oids.join(",");
-                // A procedure's list may name its OUT arguments too.
-                let all: Vec<String> = (args.iter())
-                    .map(|a| declared_type(&a.data_type).map(|t| t.0.to_string()))
-                    .collect::<Result<_, _>>()?;
-                of_name.into_iter().find(|d| {
-                    d.signature() == signature
-                        || (d.procedure
-                            && d.args
-                                .iter()
-                                .map(|a| a.1.to_string())
-                                .eq(all.iter().cloned()))
-                })
+                found
             }
         };
         let Some(def) = target else {
@@ -897,7 +916,7 @@ pub fn drop(
                 Some(args) => {
                     let types: Vec<String> = (args.iter())
                         .map(|a| {
-                            declared_type(&a.data_type).map(|t| {
+                            parameter_type(&a.data_type).map(|t| {
                                 crate::catalog_functions::format_type(i64::from(t.0), None)
                             })
                         })

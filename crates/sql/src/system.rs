@@ -1131,7 +1131,7 @@ impl SystemRelation {
                     let base = TYPES.iter().find(|t| t.0 == i64::from(def.base_oid));
                     let (len, by_value, category) =
                         base.map_or((-1, false, "U"), |t| (t.2, t.3, t.4));
-                    let mut row = TypeRow {
+                    let row = TypeRow {
                         len,
                         by_value,
                         category,
@@ -1143,13 +1143,17 @@ impl SystemRelation {
                         typmod: def.base_typmod,
                         default: def.default.as_deref().map_or(Value::Null, text),
                         ..TypeRow::new(def.oid.into(), def.name.clone(), PUBLIC_NAMESPACE, "d")
-                    }
-                    .row();
+                    };
+                    // Its array type (`_d`), when it has one.
+                    let mut rows = match def.array_oid {
+                        0 => vec![row.row()],
+                        array => row.with_array(array.into()).to_vec(),
+                    };
                     // typcollation: its COLLATE clause's.
                     if let Some(collation) = def.collation {
-                        row[14] = oid(i64::from(collation));
+                        rows[0][14] = oid(i64::from(collation));
                     }
-                    out.push(row);
+                    out.extend(rows);
                 }
             }
 

@@ -95,14 +95,13 @@ pub fn domains() -> Arc<Vec<Arc<DomainType>>> {
 }
 
 /// A type by oid: a built-in one, an enum or composite type in scope, or
-/// a domain's base type.
+/// a domain's base type (or the array of that, for the domain's array
+/// type).
 pub fn of_oid(oid: u32, typmod: i32) -> Option<SqlType> {
-    if let Some(d) = SqlType::from_oid(oid, typmod)
-        .is_none()
-        .then(|| domain_of_oid(oid))
-        .flatten()
+    if SqlType::from_oid(oid, typmod).is_none()
+        && let Some(ty) = crate::domains::value_type_of(oid)
     {
-        return crate::domains::base_type(&d).ok();
+        return Some(ty);
     }
     SqlType::from_oid(oid, typmod).or_else(|| {
         crate::object_scope::with(|lists| {

@@ -83,6 +83,9 @@ struct Var {
     not_null: bool,
     /// A bound cursor's declaration (its variable is a `refcursor`).
     bound: Option<Arc<CursorDecl>>,
+    /// The rules of its domain, for a variable of a domain type: every
+    /// value it takes must meet them (its first NULL too).
+    domain: Option<Arc<crate::domains::Bound>>,
 }
 
 #[derive(Debug, Clone)]
@@ -246,6 +249,7 @@ impl<'a, 'c> Runner<'a, 'c> {
             constant: false,
             not_null: false,
             bound: None,
+            domain: None,
         });
     }
 
@@ -260,6 +264,7 @@ impl<'a, 'c> Runner<'a, 'c> {
             constant: false,
             not_null: false,
             bound: None,
+            domain: None,
         });
     }
 
@@ -286,6 +291,7 @@ impl<'a, 'c> Runner<'a, 'c> {
             constant: false,
             not_null: false,
             bound: None,
+            domain: None,
         });
     }
 
@@ -377,6 +383,10 @@ impl<'a, 'c> Runner<'a, 'c> {
     fn declarations(&mut self, block: &Block) -> Result<(), SqlError> {
         for decl in &block.decls {
             let mut bound = None;
+            let domain = match &decl.ty {
+                DeclType::Type(ty) => crate::domains::rules_of_type(ty)?,
+                _ => None,
+            };
             let (kind, value) = match &decl.ty {
                 // PostgreSQL 15's bound cursor variable holds its own name.
                 DeclType::Cursor(cursor) => {
@@ -426,6 +436,7 @@ impl<'a, 'c> Runner<'a, 'c> {
                 constant: false,
                 not_null: decl.not_null,
                 bound,
+                domain,
             });
             let at = self.vars.len() - 1;
             match &decl.default {
@@ -436,7 +447,7 @@ impl<'a, 'c> Runner<'a, 'c> {
                 None if decl.not_null => {
                     return Err(null_to_not_null(&decl.name));
                 }
-                None => {}
+                None => self.meets_domain(at)?,
             }
             self.vars[at].constant = decl.constant;
         }
@@ -1550,6 +1561,7 @@ impl<'a, 'c> Runner<'a, 'c> {
                 } else {
                     crate::types::explicit_cast(value, *want)?
                 };
+                return self.meets_domain(at);
             }
             Kind::Record(_) => match value {
                 Value::Null => var.value = Value::Null,
@@ -1575,6 +1587,29 @@ impl<'a, 'c> Runner<'a, 'c> {
             Kind::Alias(_) => unreachable!("resolved above"),
         }
         Ok(())
+    }
+
+    /// 23502 / 23514 unless the value of variable `at` meets the rules
+    /// of its domain (a variable of no domain meets none).
+    fn meets_domain(&self, at: usize) -> Result<(), SqlError> {
+        let var = &self.vars[at];
+        match &var.domain {
+            Some(rules) => rules.enforce(&var.value, &crate::scalar::Env::at(self.cx.now())),
+            None => Ok(()),
+        }
+    }
+
+    /// Gives the variable declared last (a routine's argument, or the
+    /// variable it is another name of) the rules
+    /// of domain `rules`: its value must meet them now and after each
+    /// assignment.
+    pub fn keep_domain_last(&mut self, rules: Arc<crate::domains::Bound>) -> Result<(), SqlError> {
+        let mut at = self.vars.len() - 1;
+        while let Kind::Alias(t) = self.vars[at].kind {
+            at = t;
+        }
+        self.vars[at].domain = Some(rules);
+        self.meets_domain(at)
     }
 
     fn set_found(&mut self, found: bool) {

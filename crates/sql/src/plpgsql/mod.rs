@@ -92,7 +92,7 @@ pub fn call_returning(
     for (i, ((name, oid, typmod), value)) in def.args.iter().zip(args).enumerate() {
         let ty = crate::user_types::of_oid(*oid, *typmod)
             .ok_or_else(|| SqlError::new("42704", format!("type with oid {oid} does not exist")))?;
-        declare_argument(&mut runner, &label, i, name, ty, value);
+        declare_argument(&mut runner, &label, i, (name, *oid), ty, value)?;
     }
     if def.returns_set {
         // Its rows, as one value (`set_returning.rs`).
@@ -130,15 +130,27 @@ pub fn call_returning(
             "2F005",
             "control reached end of function without RETURN",
         )),
-        Some(Value::Null) => Ok(Value::Null),
         Some(value) => {
-            let ty = crate::user_types::of_oid(def.result.0, def.result.1).ok_or_else(|| {
-                SqlError::new(
-                    "42704",
-                    format!("type with oid {} does not exist", def.result.0),
-                )
-            })?;
-            crate::types::explicit_cast(value, ty)
+            let value = match value {
+                Value::Null => Value::Null,
+                value => {
+                    let ty = (crate::user_types::of_oid(def.result.0, def.result.1)).ok_or_else(
+                        || {
+                            SqlError::new(
+                                "42704",
+                                format!("type with oid {} does not exist", def.result.0),
+                            )
+                        },
+                    )?;
+                    crate::types::explicit_cast(value, ty)?
+                }
+            };
+            // A result of a domain meets its rules (PostgreSQL casts the
+            // value returned to the function's return type).
+            if let Some(rules) = crate::domains::rules_of_oid(def.result.0)? {
+                rules.enforce(&value, &crate::scalar::Env::at(cx.now()))?;
+            }
+            Ok(value)
         }
     }
 }
@@ -167,25 +179,34 @@ fn alias_unnamed_outputs(runner: &mut exec::Runner<'_, '_>, def: &FunctionDef) {
     }
 }
 
-/// Declares routine argument `i` (named `name`, or unnamed) in `runner`'s
-/// outermost block: it is `$n`, and also its name if it has one; the
-/// name it is shown by.
+/// Declares routine argument `i` (named `name`, or unnamed; of declared
+/// type oid `oid`) in `runner`'s outermost block: it is `$n`, and also
+/// its name if it has one; the name it is shown by. An argument of a
+/// domain must meet its rules, now and after each assignment.
 fn declare_argument(
     runner: &mut exec::Runner<'_, '_>,
     label: &str,
     i: usize,
-    name: &str,
+    (name, oid): (&str, u32),
     ty: folio_row::SqlType,
     value: Value,
-) -> String {
+) -> Result<String, SqlError> {
     let number = format!("${}", i + 1);
-    if name.is_empty() {
-        runner.declare(&number, Some(label), ty, value);
-        return number;
+    let shown = match name.is_empty() {
+        true => {
+            runner.declare(&number, Some(label), ty, value);
+            number
+        }
+        false => {
+            runner.declare(name, Some(label), ty, value);
+            runner.alias_last(&number);
+            name.to_string()
+        }
+    };
+    if let Some(rules) = crate::domains::rules_of_oid(oid)? {
+        runner.keep_domain_last(rules)?;
     }
-    runner.declare(name, Some(label), ty, value);
-    runner.alias_last(&number);
-    name.to_string()
+    Ok(shown)
 }
 
 /// The names a procedure's OUT and INOUT arguments go by in its body
@@ -230,8 +251,8 @@ pub fn call_procedure(
     }
     let label = crate::sql_functions::names_of(&def.name).to_string();
     let mut outputs = Vec::new();
-    for (i, ((name, ..), (value, ty))) in def.args.iter().zip(args).enumerate() {
-        let shown = declare_argument(&mut runner, &label, i, name, ty, value);
+    for (i, ((name, oid, _), (value, ty))) in def.args.iter().zip(args).enumerate() {
+        let shown = declare_argument(&mut runner, &label, i, (name, *oid), ty, value)?;
         if def.is_output(i) {
             outputs.push((shown, ty));
         }

@@ -181,6 +181,26 @@ fn explicit_temp_schema(name: &ObjectName) -> Option<Option<u32>> {
     }
 }
 
+/// PostgreSQL's rules for the schema a new relation `name` is written
+/// in (42P16): a TEMP one (`temporary`) only in a temporary schema, an
+/// UNLOGGED one (`unlogged`) not in one.
+fn check_schema(name: &ObjectName, temporary: bool, unlogged: bool) -> Result<(), SqlError> {
+    let in_temp_schema = explicit_temp_schema(name).is_some();
+    if temporary && !in_temp_schema && names::parts(name).is_some_and(|p| p.len() > 1) {
+        return Err(SqlError::new(
+            "42P16",
+            "cannot create temporary relation in non-temporary schema",
+        ));
+    }
+    if in_temp_schema && unlogged {
+        return Err(SqlError::new(
+            "42P16",
+            "only temporary relations may be created in temporary schemas",
+        ));
+    }
+    Ok(())
+}
+
 /// `pg_temp_N.name` as an object name.
 fn qualified(n: u32, name: &str) -> ObjectName {
     ObjectName(vec![
@@ -430,6 +450,7 @@ pub fn created_name(
     txn: &Transaction,
     create: &CreateTable,
 ) -> Result<Option<String>, SqlError> {
+    check_schema(&create.name, create.temporary, create.transient)?;
     if create.temporary || explicit_temp_schema(&create.name).is_some() {
         let Some(n) = cx.temp.namespace() else {
             return Ok(None);
@@ -542,6 +563,7 @@ impl Resolver<'_, '_> {
     /// noted; a permanent one's name stays as written. The tables its
     /// foreign keys reference resolve, and must be of its kind.
     fn create_table(&mut self, create: &mut CreateTable) -> Result<(), SqlError> {
+        check_schema(&create.name, create.temporary, create.transient)?;
         let temp = create.temporary || explicit_temp_schema(&create.name).is_some();
         if temp {
             let n = self.own_namespace(&create.name)?;
@@ -595,6 +617,7 @@ impl Resolver<'_, '_> {
     /// temporary table's; the session's end drops it (folio-catalog
     /// `drop_temp_tables`).
     fn temp_relation(&mut self, name: &mut ObjectName) -> Result<(), SqlError> {
+        check_schema(name, true, false)?;
         let n = self.own_namespace(name)?;
         let bare = match names::parts(name).as_deref() {
             Some([bare] | [_, bare]) => bare.clone(),

@@ -103,6 +103,15 @@ pub enum CatalogFunc {
     /// `has_database_privilege([role,] database, privilege)`
     /// (`privileges.rs`).
     HasDatabasePrivilege,
+    /// `has_function_privilege([role,] function, privilege)`
+    /// (`routine_privileges.rs`).
+    HasFunctionPrivilege,
+    /// `has_column_privilege([role,] table, column, privilege)`
+    /// (`has_privilege.rs`).
+    HasColumnPrivilege,
+    /// `has_sequence_privilege([role,] sequence, privilege)`
+    /// (`has_privilege.rs`).
+    HasSequencePrivilege,
     /// `pg_get_functiondef(oid)` (`function_definition.rs`).
     FunctionDef,
     /// `getdatabaseencoding()`: `UTF8`.
@@ -113,7 +122,7 @@ pub enum CatalogFunc {
 }
 
 /// The catalog functions called by name.
-const NAMES: [(&str, CatalogFunc); 60] = [
+const NAMES: [(&str, CatalogFunc); 63] = [
     ("pg_get_userbyid", CatalogFunc::GetUserById),
     ("has_table_privilege", CatalogFunc::HasTablePrivilege),
     ("pg_has_role", CatalogFunc::HasRole),
@@ -134,6 +143,9 @@ const NAMES: [(&str, CatalogFunc); 60] = [
     ("pg_tablespace_location", CatalogFunc::TablespaceLocation),
     ("pg_tablespace_size", CatalogFunc::TablespaceSize),
     ("has_database_privilege", CatalogFunc::HasDatabasePrivilege),
+    ("has_function_privilege", CatalogFunc::HasFunctionPrivilege),
+    ("has_column_privilege", CatalogFunc::HasColumnPrivilege),
+    ("has_sequence_privilege", CatalogFunc::HasSequencePrivilege),
     ("getdatabaseencoding", CatalogFunc::DatabaseEncoding),
     ("pg_get_functiondef", CatalogFunc::FunctionDef),
     ("pg_char_to_encoding", CatalogFunc::CharToEncoding),
@@ -237,7 +249,10 @@ impl CatalogFunc {
             CatalogFunc::IndexDef => count == 1 || count == 3,
             CatalogFunc::HasTablePrivilege
             | CatalogFunc::HasRole
-            | CatalogFunc::HasDatabasePrivilege => (2..=3).contains(&count),
+            | CatalogFunc::HasDatabasePrivilege
+            | CatalogFunc::HasFunctionPrivilege
+            | CatalogFunc::HasSequencePrivilege => (2..=3).contains(&count),
+            CatalogFunc::HasColumnPrivilege => (3..=4).contains(&count),
         }
     }
 
@@ -271,6 +286,8 @@ impl CatalogFunc {
                 | CatalogFunc::CurrentSchema
                 | CatalogFunc::CurrentSchemas
                 | CatalogFunc::HasTablePrivilege
+                | CatalogFunc::HasColumnPrivilege
+                | CatalogFunc::HasSequencePrivilege
                 | CatalogFunc::SerialSequence
         )
     }
@@ -283,6 +300,9 @@ impl CatalogFunc {
             | CatalogFunc::HasTablePrivilege
             | CatalogFunc::HasRole
             | CatalogFunc::HasDatabasePrivilege
+            | CatalogFunc::HasFunctionPrivilege
+            | CatalogFunc::HasColumnPrivilege
+            | CatalogFunc::HasSequencePrivilege
             | CatalogFunc::ColumnIsUpdatable
             | CatalogFunc::RelationIsPublishable => SqlType::Bool,
             CatalogFunc::RelationIsUpdatable | CatalogFunc::CharToEncoding => SqlType::Int4,
@@ -319,6 +339,10 @@ impl CatalogFunc {
                         .ok_or_else(|| SqlError::undefined_table(name))?,
                     other => number(other)?,
                 };
+                // (PostgreSQL: NULL for an oid that is no relation.)
+                if lookups()?.catalog_name(table).is_none() {
+                    return Ok(Value::Null);
+                }
                 Value::Bool(crate::privileges::has_table_privilege(
                     &role,
                     table,
@@ -355,6 +379,67 @@ impl CatalogFunc {
                     &role,
                     &text(privilege),
                 )?)
+            }
+            CatalogFunc::HasFunctionPrivilege => {
+                use crate::routine_privileges::FunctionArg;
+                let (role, function, privilege) = privilege_args(args)?;
+                let function = match function {
+                    Value::Text(text) => FunctionArg::Text(text),
+                    other => FunctionArg::Oid(number(other)?),
+                };
+                let held = crate::routine_privileges::has_function_privilege(
+                    &role,
+                    function,
+                    &text(privilege),
+                )?;
+                held.map_or(Value::Null, Value::Bool)
+            }
+            CatalogFunc::HasColumnPrivilege => {
+                let (role, args) = match args {
+                    [role, rest @ ..] if args.len() == 4 => (Some(role), rest),
+                    _ => (None, args),
+                };
+                let role = match role {
+                    None => crate::roles::current_name(),
+                    Some(Value::Text(name)) => name.clone(),
+                    Some(other) => role_name(number(other)?),
+                };
+                let lookups = lookups()?;
+                let table = match &args[0] {
+                    Value::Text(name) => lookups
+                        .relation_oid(name)
+                        .ok_or_else(|| SqlError::undefined_table(name))?,
+                    other => number(other)?,
+                };
+                let column = match &args[1] {
+                    Value::Text(name) => crate::has_privilege::ColumnArg::Name(name),
+                    other => crate::has_privilege::ColumnArg::Number(number(other)?),
+                };
+                let held = crate::has_privilege::has_column_privilege(
+                    lookups,
+                    &role,
+                    table,
+                    column,
+                    &text(&args[2]),
+                )?;
+                held.map_or(Value::Null, Value::Bool)
+            }
+            CatalogFunc::HasSequencePrivilege => {
+                let (role, sequence, privilege) = privilege_args(args)?;
+                let lookups = lookups()?;
+                let sequence = match sequence {
+                    Value::Text(name) => lookups
+                        .relation_oid(name)
+                        .ok_or_else(|| SqlError::undefined_table(name))?,
+                    other => number(other)?,
+                };
+                let held = crate::has_privilege::has_sequence_privilege(
+                    lookups,
+                    &role,
+                    sequence,
+                    &text(privilege),
+                )?;
+                held.map_or(Value::Null, Value::Bool)
             }
             CatalogFunc::DatabaseEncoding => Value::Text("UTF8".into()),
             CatalogFunc::FunctionDef => crate::function_definition::definition(number(&args[0])?)

@@ -134,7 +134,7 @@ impl<'a> Target<'a> {
     /// grant it), and SELECT on the target's columns its expressions read
     /// (SET values, WHERE, RETURNING: the scope records them as they are
     /// bound), if any, as PostgreSQL asks.
-    pub fn note(&mut self, cx: &Ctx<'_>, privilege: u8, set: &[usize]) {
+    pub fn note(&mut self, cx: &Ctx<'_>, privilege: crate::privileges::Bits, set: &[usize]) {
         let (def, name) = (&self.relation.def, &self.name);
         // (A MERGE's UPDATE, whose columns are not given, is the
         // table's.)

@@ -363,6 +363,11 @@ impl Lookups {
         self.oids.insert(name.to_string(), oid);
     }
 
+    /// Table `oid`'s definition, if it is a table this statement sees.
+    pub fn table(&self, oid: i64) -> Option<&TableDef> {
+        self.tables.get(&oid)
+    }
+
     /// The catalog name (`schema.name`, bare in `public`) of relation
     /// `oid`, if there is one.
     pub fn catalog_name(&self, oid: i64) -> Option<String> {

@@ -252,7 +252,7 @@ fn reachable(clauses: &[MergeClause]) -> Result<(), SqlError> {
 
 /// The privileges the actions present need on the target (and SELECT:
 /// the join condition reads it).
-fn needs(clauses: &[MergeClause]) -> u8 {
+fn needs(clauses: &[MergeClause]) -> crate::privileges::Bits {
     let mut needs = 0;
     for clause in clauses {
         needs |= match &clause.action {

@@ -38,6 +38,10 @@ pub enum Parsed {
     /// `GRANT role TO role`, `REVOKE [ADMIN OPTION FOR] role FROM role`,
     /// `ALTER GROUP g ADD | DROP USER u` (sqlparser reads none).
     RoleGrant(crate::role_statements::RoleGrant),
+    /// `GRANT | REVOKE ... ON FUNCTION | PROCEDURE | ROUTINE ...` and `ON
+    /// ALL FUNCTIONS | PROCEDURES | ROUTINES IN SCHEMA ...` (sqlparser
+    /// reads one function alone).
+    RoutineGrant(crate::routine_privileges::RoutineGrant),
     /// `SET CONSTRAINTS ...` (sqlparser has none).
     SetConstraints(crate::deferred::SetConstraints),
     /// `ALTER SEQUENCE` (sqlparser has none).
@@ -582,6 +586,13 @@ pub fn statements(sql: &str) -> Result<Vec<Parsed>, SqlError> {
             }
             Some(Keyword::SET) if let Some(set) = session_authorization(&plain(&spanned[1..])) => {
                 set?
+            }
+            Some(Keyword::GRANT | Keyword::REVOKE)
+                if let Some(on) =
+                    (spanned.iter()).position(|t| keyword(&t.token) == Some(Keyword::ON))
+                    && routine_kind(&plain(&spanned[on + 1..])).is_some() =>
+            {
+                Parsed::RoutineGrant(routine_grant(&plain(&spanned))?)
             }
             Some(Keyword::GRANT | Keyword::REVOKE)
                 if !spanned
@@ -1179,6 +1190,117 @@ fn role_grant(tokens: &[Token]) -> Result<crate::role_statements::RoleGrant, Sql
         admin,
         granted_by,
         tag: if grant { "GRANT ROLE" } else { "REVOKE ROLE" },
+    })
+}
+
+/// The kind of routine the words after a GRANT's or REVOKE's ON name,
+/// and whether they are `ALL ... IN SCHEMA` (`None`: not a routine).
+fn routine_kind(after_on: &[Token]) -> Option<(&'static str, bool)> {
+    let word = |at: usize| match after_on.get(at) {
+        Some(Token::Word(w)) if w.quote_style.is_none() => w.value.to_ascii_lowercase(),
+        _ => String::new(),
+    };
+    match (word(0).as_str(), word(1).as_str()) {
+        ("function", _) => Some(("function", false)),
+        ("procedure", _) => Some(("procedure", false)),
+        ("routine", _) => Some(("routine", false)),
+        ("all", "functions") => Some(("function", true)),
+        ("all", "procedures") => Some(("procedure", true)),
+        ("all", "routines") => Some(("routine", true)),
+        _ => None,
+    }
+}
+
+/// `GRANT { EXECUTE | ALL [PRIVILEGES] } ON { FUNCTION | PROCEDURE |
+/// ROUTINE } name [(types)], ... | ALL { FUNCTIONS | PROCEDURES |
+/// ROUTINES } IN SCHEMA s, ... TO role, ... [WITH GRANT OPTION]
+/// [GRANTED BY role]`, or the REVOKE ([GRANT OPTION FOR] ... FROM ...
+/// [CASCADE | RESTRICT]).
+fn routine_grant(tokens: &[Token]) -> Result<crate::routine_privileges::RoutineGrant, SqlError> {
+    use crate::routine_privileges::{RoutineGrant, Routines};
+    let mut c = Cursor { tokens, at: 0 };
+    let grant = c.take_keyword(Keyword::GRANT);
+    if !grant {
+        c.expect_keyword(Keyword::REVOKE)?;
+    }
+    let mut grant_option = !grant
+        && keyword_at(tokens, c.at) == Some(Keyword::GRANT)
+        && keyword_at(tokens, c.at + 1) == Some(Keyword::OPTION)
+        && keyword_at(tokens, c.at + 2) == Some(Keyword::FOR);
+    if grant_option {
+        c.at += 3;
+    }
+    let mut privileges = Vec::new();
+    if c.take_keyword(Keyword::ALL) {
+        c.take_keyword(Keyword::PRIVILEGES);
+    } else {
+        loop {
+            privileges.push(c.ident()?.value.to_ascii_uppercase());
+            if !c.take(&Token::Comma) {
+                break;
+            }
+        }
+    }
+    c.expect_keyword(Keyword::ON)?;
+    let (kind, all) = routine_kind(&tokens[c.at..]).ok_or_else(|| near(c.peek()))?;
+    c.at += if all { 2 } else { 1 };
+    let routines = if all {
+        c.expect_keyword(Keyword::IN)?;
+        c.expect_keyword(Keyword::SCHEMA)?;
+        let mut schemas = vec![c.name()?];
+        while c.take(&Token::Comma) {
+            schemas.push(c.name()?);
+        }
+        Routines::AllInSchemas(schemas)
+    } else {
+        let mut named = Vec::new();
+        loop {
+            let start = c.at;
+            c.name()?;
+            if c.take(&Token::LParen) {
+                c.through_closing_paren()?;
+            }
+            let text: Vec<String> = tokens[start..c.at].iter().map(Token::to_string).collect();
+            let sql = format!("DROP FUNCTION {}", text.join(" "));
+            match Parser::parse_sql(&PostgreSqlDialect {}, &sql) {
+                Ok(mut parsed) => match parsed.pop() {
+                    Some(Statement::DropFunction { mut func_desc, .. }) if func_desc.len() == 1 => {
+                        named.extend(func_desc.pop());
+                    }
+                    _ => return Err(near(tokens.get(start))),
+                },
+                Err(_) => return Err(near(tokens.get(start))),
+            }
+            if !c.take(&Token::Comma) {
+                break;
+            }
+        }
+        Routines::Named(named)
+    };
+    c.expect_keyword(if grant { Keyword::TO } else { Keyword::FROM })?;
+    let grantees = role_specs(&mut c)?;
+    if grant && c.take_keyword(Keyword::WITH) {
+        c.expect_keyword(Keyword::GRANT)?;
+        c.expect_keyword(Keyword::OPTION)?;
+        grant_option = true;
+    }
+    if c.take_keyword(Keyword::GRANTED) {
+        c.expect_keyword(Keyword::BY)?;
+        return Err(SqlError::unsupported(
+            "GRANTED BY in a GRANT or REVOKE on routines",
+        ));
+    }
+    if !grant && !c.take_keyword(Keyword::CASCADE) {
+        c.take_keyword(Keyword::RESTRICT);
+    }
+    c.end()?;
+    Ok(RoutineGrant {
+        grant,
+        grant_option,
+        privileges,
+        kind,
+        routines,
+        grantees,
     })
 }
 

@@ -1,23 +1,25 @@
-//! Privileges on relations: who owns a relation, its access control list
-//! (ACL), and [`check`], the one function that decides whether the
-//! session's role may do an action on a relation (design: README "Roles
-//! and privileges").
+//! Privileges on relations, schemas, functions and types: who owns an
+//! object, its access control list (ACL), and [`check`], the one
+//! function that decides whether the session's role may do an action on
+//! a relation (design: README "Roles and privileges"; a function's
+//! EXECUTE: `routine_privileges.rs`).
 //!
-//! A relation's owner and ACL are kept in `folio.authid` (`roles.rs`)
-//! under `\0a` + its oid (8, BE), changed outside transactions as roles
-//! are:
+//! An object's owner and ACL are kept in `folio.authid` (`roles.rs`)
+//! under `\0a` + its oid (8, BE; relations, schemas, functions and types
+//! share one oid counter), changed outside transactions as roles are:
 //!
 //! | field | size | meaning |
 //! |---|---|---|
 //! | owner | 4 | the owning role's oid |
-//! | has ACL | 1 | 0: PostgreSQL's NULL ACL (the owner has every privilege); 1: the items follow |
-//! | items | 10 each | grantee oid (4; 0 is PUBLIC), grantor oid (4), privileges (1), grant options (1): bits as [`PRIVILEGES`] |
+//! | has ACL | 1 | 0: PostgreSQL's NULL ACL (the kind's default: [`ObjectKind`]); 1: items of 10 bytes follow (the first format); 2: items of 12 bytes follow |
+//! | items (2) | 12 each | grantee oid (4; 0 is PUBLIC), grantor oid (4), privileges (2, LE), grant options (2, LE): bits as [`LETTERS`] |
+//! | items (1) | 10 each | as (2) with privileges and grant options of 1 byte |
 //!
-//! A relation without an entry is owned by `postgres` and has the NULL
-//! ACL, so every relation made before roles existed is as it was. The
-//! entry of a dropped relation stays (a rolled-back DROP must not lose
-//! it); relation oids are never reused, and readers skip the entries of
-//! relations that are gone.
+//! An object without an entry is owned by `postgres` and has the NULL
+//! ACL, so every object made before roles existed is as it was. The
+//! entry of a dropped object stays (a rolled-back DROP must not lose
+//! it); oids are never reused, and readers skip the entries of objects
+//! that are gone.
 
 use crate::context::Ctx;
 use crate::error::SqlError;
@@ -26,23 +28,30 @@ use folio_db::{Database, Transaction};
 use std::collections::{BTreeSet, HashMap};
 use std::sync::{Arc, Mutex};
 
-pub const SELECT: u8 = 1;
-pub const INSERT: u8 = 1 << 1;
-pub const UPDATE: u8 = 1 << 2;
-pub const DELETE: u8 = 1 << 3;
-pub const TRUNCATE: u8 = 1 << 4;
-pub const REFERENCES: u8 = 1 << 5;
-pub const TRIGGER: u8 = 1 << 6;
+/// A set of privileges, one bit each (PostgreSQL's `AclMode`).
+pub type Bits = u16;
+
+pub const SELECT: Bits = 1;
+pub const INSERT: Bits = 1 << 1;
+pub const UPDATE: Bits = 1 << 2;
+pub const DELETE: Bits = 1 << 3;
+pub const TRUNCATE: Bits = 1 << 4;
+pub const REFERENCES: Bits = 1 << 5;
+pub const TRIGGER: Bits = 1 << 6;
 /// Every privilege a table has.
-pub const ALL: u8 = 0x7f;
+pub const ALL: Bits = 0x7f;
 /// CREATE on a schema (kept under the schema's oid, as a relation's).
-pub const CREATE: u8 = 1 << 7;
+pub const CREATE: Bits = 1 << 7;
+/// EXECUTE on a function, procedure or aggregate.
+pub const EXECUTE: Bits = 1 << 8;
+/// USAGE on a type, domain, language or schema.
+pub const USAGE: Bits = 1 << 9;
 /// The oid of schema `public`, the one schema folio has.
 pub const PUBLIC_SCHEMA: u64 = 2200;
 
-/// Each privilege's bit, `aclitem` letter and keyword, in `aclitem`'s
-/// order.
-pub const PRIVILEGES: [(u8, char, &str); 7] = [
+/// Each table privilege's bit, `aclitem` letter and keyword, in
+/// `aclitem`'s order.
+pub const PRIVILEGES: [(Bits, char, &str); 7] = [
     (INSERT, 'a', "INSERT"),
     (SELECT, 'r', "SELECT"),
     (UPDATE, 'w', "UPDATE"),
@@ -52,6 +61,73 @@ pub const PRIVILEGES: [(u8, char, &str); 7] = [
     (TRIGGER, 't', "TRIGGER"),
 ];
 
+/// Every privilege's bit and `aclitem` letter, in `aclitem`'s order
+/// (PostgreSQL's `ACL_ALL_RIGHTS_STR`).
+pub const LETTERS: [(Bits, char); 10] = [
+    (INSERT, 'a'),
+    (SELECT, 'r'),
+    (UPDATE, 'w'),
+    (DELETE, 'd'),
+    (TRUNCATE, 'D'),
+    (REFERENCES, 'x'),
+    (TRIGGER, 't'),
+    (EXECUTE, 'X'),
+    (USAGE, 'U'),
+    (CREATE, 'C'),
+];
+
+/// What an ACL is of: it decides what the NULL ACL means (PostgreSQL's
+/// `acldefault`): the owner's privileges, and PUBLIC's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ObjectKind {
+    /// A table, view or materialized view.
+    Relation,
+    Sequence,
+    Schema,
+    /// A function, procedure or aggregate (PUBLIC may EXECUTE).
+    Function,
+    /// A type or domain (PUBLIC may USE).
+    Type,
+    /// A procedural language (PUBLIC may USE a trusted one).
+    Language,
+}
+
+impl ObjectKind {
+    /// The privileges the owner has under the NULL ACL, which are every
+    /// privilege an object of this kind can have.
+    pub fn owner_default(self) -> Bits {
+        match self {
+            ObjectKind::Relation => ALL,
+            ObjectKind::Sequence => USAGE | SELECT | UPDATE,
+            ObjectKind::Schema => USAGE | CREATE,
+            ObjectKind::Function => EXECUTE,
+            ObjectKind::Type | ObjectKind::Language => USAGE,
+        }
+    }
+
+    /// The privileges PUBLIC has under the NULL ACL.
+    pub fn public_default(self) -> Bits {
+        match self {
+            ObjectKind::Relation | ObjectKind::Sequence | ObjectKind::Schema => 0,
+            ObjectKind::Function => EXECUTE,
+            ObjectKind::Type | ObjectKind::Language => USAGE,
+        }
+    }
+
+    /// The kind of the object an error names by `word` (`table`,
+    /// `function`, `type`, ...).
+    pub fn of_word(word: &str) -> ObjectKind {
+        match word {
+            "schema" => ObjectKind::Schema,
+            "sequence" => ObjectKind::Sequence,
+            "function" | "procedure" | "aggregate" | "routine" => ObjectKind::Function,
+            "type" | "domain" => ObjectKind::Type,
+            "language" => ObjectKind::Language,
+            _ => ObjectKind::Relation,
+        }
+    }
+}
+
 /// The grantee oid that stands for PUBLIC.
 pub const PUBLIC: u32 = 0;
 const ACL_KEY: &[u8] = b"\0a";
@@ -59,7 +135,7 @@ const ACL_KEY: &[u8] = b"\0a";
 /// the value encoded as a relation's ([`Acl`], items always present).
 const COLUMN_ACL_KEY: &[u8] = b"\0c";
 /// The privileges a column can have (PostgreSQL's `ACL_ALL_RIGHTS_COLUMN`).
-pub const COLUMN_PRIVILEGES: u8 = SELECT | INSERT | UPDATE | REFERENCES;
+pub const COLUMN_PRIVILEGES: Bits = SELECT | INSERT | UPDATE | REFERENCES;
 /// Column numbers of the system columns: this plus their index in
 /// `system_columns::COLUMNS` (a user column's number is its slot).
 pub const SYSTEM_COLUMN_BASE: u16 = 0x8000;
@@ -70,16 +146,18 @@ pub const SYSTEM_COLUMN_BASE: u16 = 0x8000;
 pub struct AclItem {
     pub grantee: u32,
     pub grantor: u32,
-    pub privileges: u8,
-    pub grantable: u8,
+    pub privileges: Bits,
+    pub grantable: Bits,
 }
 
-/// A relation's owner and ACL (`None`: the owner's default, every
-/// privilege).
+/// An object's owner and ACL (`None`: the NULL ACL, the kind's
+/// default).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Acl {
     pub owner: u32,
     pub items: Option<Vec<AclItem>>,
+    /// What it is an ACL of (not stored: the reader knows).
+    pub kind: ObjectKind,
 }
 
 impl Acl {
@@ -88,61 +166,79 @@ impl Acl {
         match &self.items {
             None => out.push(0),
             Some(items) => {
-                out.push(1);
+                out.push(2);
                 for i in items {
                     out.extend_from_slice(&i.grantee.to_le_bytes());
                     out.extend_from_slice(&i.grantor.to_le_bytes());
-                    out.push(i.privileges);
-                    out.push(i.grantable);
+                    out.extend_from_slice(&i.privileges.to_le_bytes());
+                    out.extend_from_slice(&i.grantable.to_le_bytes());
                 }
             }
         }
         out
     }
 
-    fn decode(bytes: &[u8]) -> Option<Acl> {
+    fn decode(bytes: &[u8], kind: ObjectKind) -> Option<Acl> {
         let u32_at = |at: usize| Some(u32::from_le_bytes(bytes.get(at..at + 4)?.try_into().ok()?));
+        let u16_at = |at: usize| Some(u16::from_le_bytes(bytes.get(at..at + 2)?.try_into().ok()?));
         let owner = u32_at(0)?;
+        let items = |width: usize| {
+            if !(bytes.len() - 5).is_multiple_of(width) {
+                return None;
+            }
+            (5..bytes.len())
+                .step_by(width)
+                .map(|at| {
+                    let (privileges, grantable) = match width {
+                        10 => (Bits::from(bytes[at + 8]), Bits::from(bytes[at + 9])),
+                        _ => (u16_at(at + 8)?, u16_at(at + 10)?),
+                    };
+                    Some(AclItem {
+                        grantee: u32_at(at)?,
+                        grantor: u32_at(at + 4)?,
+                        privileges,
+                        grantable,
+                    })
+                })
+                .collect::<Option<Vec<_>>>()
+        };
         let items = match *bytes.get(4)? {
             0 if bytes.len() == 5 => None,
-            1 if (bytes.len() - 5).is_multiple_of(10) => Some(
-                (5..bytes.len())
-                    .step_by(10)
-                    .map(|at| {
-                        Some(AclItem {
-                            grantee: u32_at(at)?,
-                            grantor: u32_at(at + 4)?,
-                            privileges: bytes[at + 8],
-                            grantable: bytes[at + 9],
-                        })
-                    })
-                    .collect::<Option<Vec<_>>>()?,
-            ),
+            1 => Some(items(10)?),
+            2 => Some(items(12)?),
             _ => return None,
         };
-        Some(Acl { owner, items })
+        Some(Acl { owner, items, kind })
     }
 
-    /// The items, the NULL ACL written out as the owner's.
+    /// The items, the NULL ACL written out as PostgreSQL's
+    /// `acldefault` writes it (PUBLIC's item first).
     pub fn items(&self) -> Vec<AclItem> {
         self.items.clone().unwrap_or_else(|| {
-            vec![AclItem {
+            let public = (self.kind.public_default() != 0).then_some(AclItem {
+                grantee: PUBLIC,
+                grantor: self.owner,
+                privileges: self.kind.public_default(),
+                grantable: 0,
+            });
+            let owner = AclItem {
                 grantee: self.owner,
                 grantor: self.owner,
-                privileges: ALL,
+                privileges: self.kind.owner_default(),
                 grantable: 0,
-            }]
+            };
+            public.into_iter().chain([owner]).collect()
         })
     }
 
     /// What a role may do, and what it may grant: `roles` are the role
     /// and those whose privileges it holds (`memberships::privileges_of`);
     /// their items count, and PUBLIC's.
-    pub fn of(&self, roles: &[u32]) -> (u8, u8) {
+    pub fn of(&self, roles: &[u32]) -> (Bits, Bits) {
         let mut out = (0, 0);
         if roles.contains(&self.owner) {
             // The owner may always grant what it holds.
-            out.1 = ALL;
+            out.1 = self.kind.owner_default();
         }
         for i in self.items() {
             if i.grantee == PUBLIC || roles.contains(&i.grantee) {
@@ -152,10 +248,10 @@ impl Acl {
         }
         // PostgreSQL's predefined roles' rights on every relation (no
         // grant option).
-        if roles.contains(&roles::READ_ALL_DATA_OID) {
+        if self.kind == ObjectKind::Relation && roles.contains(&roles::READ_ALL_DATA_OID) {
             out.0 |= SELECT;
         }
-        if roles.contains(&roles::WRITE_ALL_DATA_OID) {
+        if self.kind == ObjectKind::Relation && roles.contains(&roles::WRITE_ALL_DATA_OID) {
             out.0 |= INSERT | UPDATE | DELETE;
         }
         out.1 &= out.0;
@@ -174,10 +270,7 @@ impl Acl {
                         oid => name(oid),
                     };
                     out.push('=');
-                    if i.privileges & CREATE != 0 {
-                        out.push('C');
-                    }
-                    for (bit, letter, _) in PRIVILEGES {
+                    for (bit, letter) in LETTERS {
                         if i.privileges & bit != 0 {
                             out.push(letter);
                             if i.grantable & bit != 0 {
@@ -219,16 +312,41 @@ fn corrupt(relation: u64) -> SqlError {
 
 /// Relation `relation`'s owner and ACL.
 pub fn acl(db: &Database, relation: u64) -> Result<Acl, SqlError> {
-    let default = Acl {
+    acl_of(db, relation, ObjectKind::Relation)
+}
+
+/// The owner and ACL of object `oid`, of kind `kind`.
+pub fn acl_of(db: &Database, oid: u64, kind: ObjectKind) -> Result<Acl, SqlError> {
+    let mut default = Acl {
         owner: SUPERUSER_OID,
         items: None,
+        kind,
     };
+    // PostgreSQL grants SELECT on its catalogs to PUBLIC, but on
+    // pg_authid (whose reads need a superuser: [`check_superuser_read`]).
+    let authid = crate::system::SystemRelation::Authid.oid() as u64;
+    if kind == ObjectKind::Relation && oid < folio_catalog::FIRST_OID && oid != authid {
+        default.items = Some(vec![
+            AclItem {
+                grantee: SUPERUSER_OID,
+                grantor: SUPERUSER_OID,
+                privileges: ALL,
+                grantable: 0,
+            },
+            AclItem {
+                grantee: PUBLIC,
+                grantor: SUPERUSER_OID,
+                privileges: SELECT,
+                grantable: 0,
+            },
+        ]);
+    }
     let Some(tree) = db.open_tree(roles::AUTHID_TREE)? else {
         return Ok(default);
     };
-    match tree.get(&key(relation)).map_err(btree)? {
+    match tree.get(&key(oid)).map_err(btree)? {
         None => Ok(default),
-        Some(bytes) => Acl::decode(&bytes).ok_or_else(|| corrupt(relation)),
+        Some(bytes) => Acl::decode(&bytes, kind).ok_or_else(|| corrupt(oid)),
     }
 }
 
@@ -253,7 +371,10 @@ pub fn column_acls(db: &Database, relation: u64) -> Result<Vec<(u16, Acl)>, SqlE
             .try_into()
             .map(u16::from_be_bytes)
             .map_err(|_| corrupt(relation))?;
-        out.push((column, Acl::decode(&v).ok_or_else(|| corrupt(relation))?));
+        out.push((
+            column,
+            Acl::decode(&v, ObjectKind::Relation).ok_or_else(|| corrupt(relation))?,
+        ));
     }
     Ok(out)
 }
@@ -361,7 +482,10 @@ fn all(db: &Database) -> Result<Vec<(u64, Acl)>, SqlError> {
                 .try_into()
                 .map_err(|_| SqlError::new("XX001", "an ACL key is corrupt"))?,
         );
-        out.push((oid, Acl::decode(&v).ok_or_else(|| corrupt(oid))?));
+        out.push((
+            oid,
+            Acl::decode(&v, ObjectKind::Relation).ok_or_else(|| corrupt(oid))?,
+        ));
     }
     Ok(out)
 }
@@ -373,9 +497,9 @@ fn put(db: &Database, key: &[u8], acl: &Acl) -> Result<(), SqlError> {
     Ok(())
 }
 
-/// Records `owner` as the owner of the relation just made (a superuser's
-/// relations need no entry: `postgres` owns them, as PostgreSQL's
-/// superusers own theirs).
+/// Records `owner` as the owner of the object just made (a relation, a
+/// function, a type; a superuser's objects need no entry: `postgres`
+/// owns them, as PostgreSQL's superusers own theirs).
 pub fn set_owner(db: &Database, relation: u64, owner: &Role) -> Result<(), SqlError> {
     if owner.oid == SUPERUSER_OID {
         return Ok(());
@@ -387,6 +511,8 @@ pub fn set_owner(db: &Database, relation: u64, owner: &Role) -> Result<(), SqlEr
         &Acl {
             owner: owner.oid,
             items: None,
+            // (Not stored.)
+            kind: ObjectKind::Relation,
         },
     )
 }
@@ -476,11 +602,50 @@ pub fn has_table_privilege(role: &str, table: i64, privileges: &str) -> Result<b
             })?;
         wanted.push((bit, grant));
     }
-    if current(&db, &role)?.is_none() {
+    holds_any(&db, &role, (relation, ObjectKind::Relation), &wanted)
+}
+
+/// Whether `role` holds any of `wanted` (each a privilege and whether
+/// its grant option is asked) on object `oid` of kind `kind`: the
+/// answer of the `has_*_privilege` functions.
+pub fn holds_any(
+    db: &Database,
+    role: &Role,
+    (oid, kind): (u64, ObjectKind),
+    wanted: &[(Bits, bool)],
+) -> Result<bool, SqlError> {
+    if current(db, role)?.is_none() {
         return Ok(wanted.iter().any(|&(bit, _)| bit != 0));
     }
-    let roles = crate::memberships::privileges_of(&db, role.oid)?;
-    let (held, grantable) = acl(&db, relation)?.of(&roles);
+    let roles = crate::memberships::privileges_of(db, role.oid)?;
+    let (held, grantable) = acl_of(db, oid, kind)?.of(&roles);
+    Ok(wanted.iter().any(|&(bit, grant)| {
+        let have = if grant { grantable } else { held };
+        have & bit != 0
+    }))
+}
+
+/// [`holds_any`] of a column: held on relation `relation` or on its
+/// column numbered `column` (its slot: [`ColumnUses`]), PostgreSQL's
+/// `has_column_privilege`.
+pub fn holds_any_on_column(
+    db: &Database,
+    role: &Role,
+    relation: u64,
+    column: u16,
+    wanted: &[(Bits, bool)],
+) -> Result<bool, SqlError> {
+    if holds_any(db, role, (relation, ObjectKind::Relation), wanted)? {
+        return Ok(true);
+    }
+    let roles = crate::memberships::privileges_of(db, role.oid)?;
+    let Some((_, acl)) = column_acls(db, relation)?
+        .into_iter()
+        .find(|(c, _)| *c == column)
+    else {
+        return Ok(false);
+    };
+    let (held, grantable) = acl.of(&roles);
     Ok(wanted.iter().any(|&(bit, grant)| {
         let have = if grant { grantable } else { held };
         have & bit != 0
@@ -490,7 +655,7 @@ pub fn has_table_privilege(role: &str, table: i64, privileges: &str) -> Result<b
 /// The comma-separated privileges of a `has_*_privilege` call: each as
 /// given (trimmed), its privilege word in capitals, and whether it adds
 /// `WITH GRANT OPTION`.
-fn privilege_words(privileges: &str) -> impl Iterator<Item = (&str, String, bool)> {
+pub(crate) fn privilege_words(privileges: &str) -> impl Iterator<Item = (&str, String, bool)> {
     privileges.split(',').map(|given| {
         let given = given.trim();
         let word = given.to_ascii_uppercase();
@@ -551,7 +716,7 @@ pub struct Need {
     pub name: String,
     /// `table`, `view`, `materialized view`, `sequence`.
     pub kind: &'static str,
-    pub privilege: u8,
+    pub privilege: Bits,
     /// Checked with the privileges of this view's owner (a relation the
     /// view reads or changes: PostgreSQL's views run with their owner's
     /// rights unless `security_invoker`); `None`: the session's role's.
@@ -580,9 +745,15 @@ fn current(db: &Database, role: &Role) -> Result<Option<Role>, SqlError> {
     }
 }
 
-/// Whether `role` may do `privilege` on relation `relation`.
-pub fn allowed(db: &Database, role: &Role, relation: u64, privilege: u8) -> Result<bool, SqlError> {
-    may(db, role, relation, privilege, None)
+/// Whether `role` may do `privilege` on object `oid` of kind `kind`.
+pub fn allowed(
+    db: &Database,
+    role: &Role,
+    oid: u64,
+    kind: ObjectKind,
+    privilege: Bits,
+) -> Result<bool, SqlError> {
+    may(db, role, (oid, kind), privilege, None)
 }
 
 /// Whether `role` may do `privilege` on relation `relation`, or, when
@@ -593,8 +764,8 @@ pub fn allowed(db: &Database, role: &Role, relation: u64, privilege: u8) -> Resu
 fn may(
     db: &Database,
     role: &Role,
-    relation: u64,
-    privilege: u8,
+    (relation, kind): (u64, ObjectKind),
+    privilege: Bits,
     columns: Option<&ColumnUses>,
 ) -> Result<bool, SqlError> {
     if columns.is_some_and(|c| c.if_read && c.columns().is_empty()) {
@@ -604,7 +775,7 @@ fn may(
         return Ok(true);
     };
     let roles = crate::memberships::privileges_of(db, role.oid)?;
-    let held = acl(db, relation)?.of(&roles).0;
+    let held = acl_of(db, relation, kind)?.of(&roles).0;
     let missing = privilege & !held;
     if missing == 0 {
         return Ok(true);
@@ -631,13 +802,14 @@ fn may(
 /// once (the bootstrap superuser without reading anything).
 pub fn check(cx: &Ctx<'_>, need: &Need) -> Result<(), SqlError> {
     let columns = need.columns.as_ref();
+    let object = (need.relation, ObjectKind::of_word(need.kind));
     let allowed = match need.as_owner_of {
-        None => may(cx.db, cx.role, need.relation, need.privilege, columns)?,
+        None => may(cx.db, cx.role, object, need.privilege, columns)?,
         Some(view) => {
             let owner = acl(cx.db, view)?.owner;
             owner == SUPERUSER_OID
                 || match roles::by_oid(cx.db, owner)? {
-                    Some(role) => may(cx.db, &role, need.relation, need.privilege, columns)?,
+                    Some(role) => may(cx.db, &role, object, need.privilege, columns)?,
                     None => false,
                 }
         }
@@ -660,7 +832,7 @@ pub fn check_all(cx: &Ctx<'_>, needs: &[Need]) -> Result<(), SqlError> {
 /// Notes a need of the statement being planned (checked when its plan
 /// runs, and at each run of a kept plan); inside a view, checked with
 /// its owner's privileges (`Ctx::checked_as`).
-pub fn note(cx: &Ctx<'_>, relation: u64, name: &str, kind: &'static str, privilege: u8) {
+pub fn note(cx: &Ctx<'_>, relation: u64, name: &str, kind: &'static str, privilege: Bits) {
     note_need(cx, relation, name, kind, privilege, None);
 }
 
@@ -672,7 +844,7 @@ pub fn note_columns(
     relation: &folio_catalog::TableDef,
     name: &str,
     kind: &'static str,
-    privilege: u8,
+    privilege: Bits,
 ) -> ColumnUses {
     let uses = ColumnUses::of(relation);
     note_need(cx, relation.oid, name, kind, privilege, Some(uses.clone()));
@@ -685,7 +857,7 @@ pub fn note_columns_if_read(
     cx: &Ctx<'_>,
     relation: &folio_catalog::TableDef,
     name: &str,
-    privilege: u8,
+    privilege: Bits,
 ) -> ColumnUses {
     let uses = ColumnUses {
         if_read: true,
@@ -706,7 +878,7 @@ pub fn note_columns_if_read(
 /// relation whose SELECT need `read` records its columns: FOR UPDATE /
 /// SHARE's UPDATE on the tables it locks (PostgreSQL's
 /// `ACL_SELECT_FOR_UPDATE`).
-pub fn note_also(cx: &Ctx<'_>, read: &ColumnUses, privilege: u8) {
+pub fn note_also(cx: &Ctx<'_>, read: &ColumnUses, privilege: Bits) {
     let mut needs = cx.needs.borrow_mut();
     let Some(need) = (needs.iter()).find(|n| n.columns.as_ref() == Some(read)) else {
         return;
@@ -756,7 +928,7 @@ fn note_need(
     relation: u64,
     name: &str,
     kind: &'static str,
-    privilege: u8,
+    privilege: Bits,
     columns: Option<ColumnUses>,
 ) {
     cx.needs.borrow_mut().push(Need {
@@ -831,7 +1003,9 @@ pub fn check_new_owner(
         _ => cx.db.catalog().schema(txn, schema)?.map(|s| s.oid),
     };
     match oid {
-        Some(oid) if !allowed(cx.db, owner, oid, CREATE)? => Err(denied("schema", schema)),
+        Some(oid) if !allowed(cx.db, owner, oid, ObjectKind::Schema, CREATE)? => {
+            Err(denied("schema", schema))
+        }
         _ => Ok(()),
     }
 }
@@ -901,7 +1075,7 @@ pub fn check_utility(
         let may = match oid {
             // (No such schema: the CREATE's own 3F000 follows.)
             None => true,
-            Some(oid) => allowed(cx.db, cx.role, oid, CREATE)?,
+            Some(oid) => allowed(cx.db, cx.role, oid, ObjectKind::Schema, CREATE)?,
         };
         if may {
             return Ok(());
@@ -967,7 +1141,7 @@ pub fn check_utility(
 #[derive(Debug)]
 pub struct Change<'a> {
     pub grant: bool,
-    pub privileges: u8,
+    pub privileges: Bits,
     pub grantees: &'a [u32],
     pub grant_option: bool,
 }
@@ -989,7 +1163,7 @@ pub fn apply(
     change: &Change<'_>,
 ) -> Result<bool, SqlError> {
     let _ddl = roles::ROLE_DDL.lock().unwrap_or_else(|e| e.into_inner());
-    let table = acl(cx.db, relation)?;
+    let table = acl_of(cx.db, relation, ObjectKind::of_word(kind))?;
     let mut target = match column {
         None => table.clone(),
         Some(c) => (column_acls(cx.db, relation)?.into_iter())
@@ -998,6 +1172,7 @@ pub fn apply(
             .unwrap_or(Acl {
                 owner: table.owner,
                 items: Some(Vec::new()),
+                kind: ObjectKind::Relation,
             }),
     };
     // PostgreSQL's `select_best_grantor`: a role with the owner's
@@ -1141,8 +1316,12 @@ mod tests {
         let null = Acl {
             owner: 16384,
             items: None,
+            kind: ObjectKind::Relation,
         };
-        assert_eq!(Acl::decode(&null.encode()), Some(null.clone()));
+        assert_eq!(
+            Acl::decode(&null.encode(), ObjectKind::Relation),
+            Some(null.clone())
+        );
         assert_eq!(null.of(&[16384]), (ALL, ALL));
         assert_eq!(null.of(&[16385]), (0, 0));
         assert_eq!(null.of(&[16385, 16384]), (ALL, ALL));
@@ -1168,8 +1347,12 @@ mod tests {
                     grantable: INSERT,
                 },
             ]),
+            kind: ObjectKind::Relation,
         };
-        assert_eq!(Acl::decode(&granted.encode()), Some(granted.clone()));
+        assert_eq!(
+            Acl::decode(&granted.encode(), ObjectKind::Relation),
+            Some(granted.clone())
+        );
         assert_eq!(granted.of(&[16385]), (INSERT | SELECT, INSERT));
         assert_eq!(granted.of(&[16390]), (SELECT, 0));
         assert_eq!(granted.of(&[16390, 16385]), (INSERT | SELECT, INSERT));
@@ -1185,6 +1368,50 @@ mod tests {
                 "app=a*r/postgres"
             ]
         );
-        assert_eq!(Acl::decode(&[0; 6]), None);
+        assert_eq!(Acl::decode(&[0; 6], ObjectKind::Relation), None);
+        // The first format, of 1-byte privileges, still reads.
+        let mut old = vec![10, 0, 0, 0, 1];
+        old.extend_from_slice(&[1, 0x40, 0, 0, 10, 0, 0, 0, SELECT as u8, 0]);
+        assert_eq!(
+            Acl::decode(&old, ObjectKind::Relation).unwrap().items(),
+            [AclItem {
+                grantee: 16385,
+                grantor: 10,
+                privileges: SELECT,
+                grantable: 0,
+            }]
+        );
+    }
+
+    // Proves a function's and a type's NULL ACL is PostgreSQL's
+    // `acldefault`: PUBLIC's item first, then the owner's, so a REVOKE
+    // from PUBLIC leaves the owner's.
+    #[test]
+    fn null_acls_of_functions_and_types() {
+        let function = Acl {
+            owner: 16384,
+            items: None,
+            kind: ObjectKind::Function,
+        };
+        assert_eq!(function.of(&[16390]), (EXECUTE, 0));
+        assert_eq!(function.of(&[16384]), (EXECUTE, EXECUTE));
+        let name = |oid: u32| format!("r{oid}");
+        assert_eq!(function.text(name), None);
+        let items = function.items();
+        assert_eq!(items[0].grantee, PUBLIC);
+        assert_eq!(items[1].grantee, 16384);
+        let revoked = Acl {
+            items: Some(Vec::new()),
+            ..function.clone()
+        };
+        assert_eq!(revoked.of(&[16390]), (0, 0));
+        assert_eq!(
+            Acl {
+                kind: ObjectKind::Type,
+                ..function
+            }
+            .of(&[16390]),
+            (USAGE, 0)
+        );
     }
 }

@@ -391,11 +391,11 @@ pub fn drop(
 
 /// The privileges a GRANT or REVOKE names on columns: each bit and its
 /// column names.
-type ColumnGrants = Vec<(u8, Vec<String>)>;
+type ColumnGrants = Vec<(privileges::Bits, Vec<String>)>;
 
 /// The privilege bits a GRANT or REVOKE names on the relations, and
 /// those it names on columns.
-fn privilege_bits(privileges: &Privileges) -> Result<(u8, ColumnGrants), SqlError> {
+fn privilege_bits(privileges: &Privileges) -> Result<(privileges::Bits, ColumnGrants), SqlError> {
     let Privileges::Actions(actions) = privileges else {
         return Ok((privileges::ALL, Vec::new()));
     };
@@ -576,20 +576,35 @@ pub fn grant_or_revoke(
             }
         }
         if !done {
-            let name = folio_catalog::unqualified(&name);
-            notices.push(match grant {
-                true => Notice::warning(
-                    "01007",
-                    &format!("no privileges were granted for \"{name}\""),
-                ),
-                false => Notice::warning(
-                    "01006",
-                    &format!("no privileges could be revoked for \"{name}\""),
-                ),
-            });
+            notices.push(unchanged(grant, folio_catalog::unqualified(&name)));
         }
     }
     Ok(Output::command(if grant { "GRANT" } else { "REVOKE" }))
+}
+
+/// PostgreSQL's warning of a GRANT (`grant`) or REVOKE by a holder
+/// without the grant option: nothing changed on object `name`.
+pub fn unchanged(grant: bool, name: &str) -> Notice {
+    match grant {
+        true => Notice::warning(
+            "01007",
+            &format!("no privileges were granted for \"{name}\""),
+        ),
+        false => Notice::warning(
+            "01006",
+            &format!("no privileges could be revoked for \"{name}\""),
+        ),
+    }
+}
+
+/// The grantee `spec` names, by oid ([`privileges::PUBLIC`] for
+/// PUBLIC), as the session's role `role` reads it (42704 for a role that
+/// is not there).
+pub fn grantee_oid(db: &Database, role: &Role, spec: &RoleSpec) -> Result<u32, SqlError> {
+    match spec {
+        RoleSpec::Public => Ok(privileges::PUBLIC),
+        other => Ok(resolve(db, role, other)?.oid),
+    }
 }
 
 /// `GRANT | REVOKE { CREATE | USAGE | ALL } ON SCHEMA s`: CREATE is

@@ -698,6 +698,7 @@ impl Session {
             | Parsed::ClusterOn(_)
             | Parsed::AlterRowSecurity(_)
             | Parsed::RoleGrant(_)
+            | Parsed::RoutineGrant(_)
             | Parsed::AlterConstraint(_)
             | Parsed::Inherit(_)
             | Parsed::SetLogged(_)
@@ -3473,6 +3474,9 @@ pub(crate) fn run_utility(
             crate::policy_statements::alter_table(cx, txn, notices, alter)
         }
         Parsed::RoleGrant(grant) => crate::role_statements::grant_roles(cx, notices, grant),
+        Parsed::RoutineGrant(grant) => {
+            crate::routine_privileges::grant_or_revoke(cx, txn, notices, grant)
+        }
         Parsed::AlterConstraint(alter) => crate::ddl::alter_constraint(cx, txn, notices, alter),
         Parsed::SetLogged(set) => crate::set_logged::run(cx, txn, notices, set),
         Parsed::CreateUnloggedSequence(create) => {

@@ -371,9 +371,9 @@ pub fn create(
         check_body(cx, txn, &def)?;
     }
     clear_used();
-    cx.db
-        .catalog()
-        .create_function(txn, &def, create.or_replace)?;
+    let before = crate::routine_privileges::before_create(cx, &def)?;
+    let made = (cx.db.catalog()).create_function(txn, &def, create.or_replace)?;
+    crate::routine_privileges::own_new(cx, &made, before)?;
     Ok(Output::command(match procedure {
         true => "CREATE PROCEDURE",
         false => "CREATE FUNCTION",
@@ -865,81 +865,19 @@ pub fn drop(
     let kind = crate::procedures::kind_word(procedure);
     let mut dropping = Vec::with_capacity(functions.len());
     for desc in functions {
-        let name = names::relation(&desc.name)?;
-        let all = catalog.functions(txn)?;
-        let of_name: Vec<&FunctionDef> = all.iter().filter(|d| d.name == name).collect();
-        let target = match &desc.args {
-            None => match of_name.as_slice() {
-                [one] => Some(*one),
-                [] => None,
-                _ => {
-                    return Err(SqlError::new(
-                        "42725",
-                        format!("{kind} name \"{}\" is not unique", names_of(&name)),
-                    )
-                    .with_hint("Specify the argument list to select the function unambiguously."));
-                }
-            },
-            Some(args) => {
-                // (A routine made before its domain parameters kept the
-                // domain's oid has the base type's in its signature.)
-                let mut found = None;
-                for typing in [parameter_type, declared_type] {
-                    let mut oids = Vec::new();
-                    for a in args
-                        .iter()
-                        .filter(|a| !matches!(a.mode, Some(ArgMode::Out)))
-                    {
-                        oids.push(typing(&a.data_type)?.0.to_string());
-                    }
-                    let signature = oids.join(",");
-                    // A procedure's list may name its OUT arguments too.
-                    let all: Vec<String> = (args.iter())
-                        .map(|a| typing(&a.data_type).map(|t| t.0.to_string()))
-                        .collect::<Result<_, _>>()?;
-                    found = found.or_else(|| {
-                        of_name.iter().copied().find(|d| {
-                            d.signature() == signature
-                                || (d.procedure
-                                    && d.args
-                                        .iter()
-                                        .map(|a| a.1.to_string())
-                                        .eq(all.iter().cloned()))
-                        })
-                    });
-                }
-                found
-            }
-        };
-        let Some(def) = target else {
-            let shown = match &desc.args {
-                Some(args) => {
-                    let types: Vec<String> = (args.iter())
-                        .map(|a| {
-                            parameter_type(&a.data_type).map(|t| {
-                                crate::catalog_functions::format_type(i64::from(t.0), None)
-                            })
-                        })
-                        .collect::<Result<_, _>>()?;
-                    format!("{}({})", names_of(&name), types.join(", "))
-                }
-                None => format!("{}()", names_of(&name)),
-            };
+        let Some(def) = find(cx, txn, desc, kind)? else {
             if if_exists {
                 notices.push(Notice::info(format!(
-                    "{kind} {shown} does not exist, skipping"
+                    "{kind} {} does not exist, skipping",
+                    shown(desc)?
                 )));
                 continue;
             }
-            return Err(match desc.args {
-                None => SqlError::new(
-                    "42883",
-                    format!("could not find a {kind} named \"{}\"", names_of(&name)),
-                ),
-                Some(_) => SqlError::new("42883", format!("{kind} {shown} does not exist")),
-            });
+            return Err(missing(desc, kind)?);
         };
+        let def = &def;
         crate::procedures::check_kind(def, procedure)?;
+        crate::routine_privileges::check_owner(cx, def)?;
         dropping.push(def.clone());
     }
     // The triggers that run them go first, or refuse the drop.
@@ -953,6 +891,92 @@ pub fn drop(
         true => "DROP PROCEDURE",
         false => "DROP FUNCTION",
     }))
+}
+
+/// The routine `desc` names (`name` alone when it is the one of its
+/// name, else `name(types)`), as DROP and GRANT find it: 42725 for a
+/// name of several without types (`kind`: the word the statement names,
+/// `function` or `procedure`); `None` when there is none ([`missing`]).
+pub fn find(
+    cx: &Ctx<'_>,
+    txn: &Transaction,
+    desc: &FunctionDesc,
+    kind: &str,
+) -> Result<Option<FunctionDef>, SqlError> {
+    let name = names::relation(&desc.name)?;
+    let all = cx.db.catalog().functions(txn)?;
+    let of_name: Vec<&FunctionDef> = all.iter().filter(|d| d.name == name).collect();
+    let target = match &desc.args {
+        None => match of_name.as_slice() {
+            [one] => Some(*one),
+            [] => None,
+            _ => {
+                return Err(SqlError::new(
+                    "42725",
+                    format!("{kind} name \"{}\" is not unique", names_of(&name)),
+                )
+                .with_hint("Specify the argument list to select the function unambiguously."));
+            }
+        },
+        Some(args) => {
+            // (A routine made before its domain parameters kept the
+            // domain's oid has the base type's in its signature.)
+            let mut found = None;
+            for typing in [parameter_type, declared_type] {
+                let mut oids = Vec::new();
+                for a in args
+                    .iter()
+                    .filter(|a| !matches!(a.mode, Some(ArgMode::Out)))
+                {
+                    oids.push(typing(&a.data_type)?.0.to_string());
+                }
+                let signature = oids.join(",");
+                // A procedure's list may name its OUT arguments too.
+                let all: Vec<String> = (args.iter())
+                    .map(|a| typing(&a.data_type).map(|t| t.0.to_string()))
+                    .collect::<Result<_, _>>()?;
+                found = found.or_else(|| {
+                    of_name.iter().copied().find(|d| {
+                        d.signature() == signature
+                            || (d.procedure
+                                && d.args
+                                    .iter()
+                                    .map(|a| a.1.to_string())
+                                    .eq(all.iter().cloned()))
+                    })
+                });
+            }
+            found
+        }
+    };
+    Ok(target.cloned())
+}
+
+/// `desc` as messages show it: `name(type, ...)`, `name()` without a
+/// list.
+fn shown(desc: &FunctionDesc) -> Result<String, SqlError> {
+    let name = names::relation(&desc.name)?;
+    let types: Vec<String> = (desc.args.iter().flatten())
+        .map(|a| {
+            parameter_type(&a.data_type)
+                .map(|t| crate::catalog_functions::format_type(i64::from(t.0), None))
+        })
+        .collect::<Result<_, _>>()?;
+    Ok(format!("{}({})", names_of(&name), types.join(", ")))
+}
+
+/// PostgreSQL's 42883 for a routine `desc` that [`find`] did not find.
+pub fn missing(desc: &FunctionDesc, kind: &str) -> Result<SqlError, SqlError> {
+    Ok(match desc.args {
+        None => SqlError::new(
+            "42883",
+            format!(
+                "could not find a {kind} named \"{}\"",
+                names_of(&names::relation(&desc.name)?)
+            ),
+        ),
+        Some(_) => SqlError::new("42883", format!("{kind} {} does not exist", shown(desc)?)),
+    })
 }
 
 /// `statement` with its calls of SQL functions expanded; `None` when it

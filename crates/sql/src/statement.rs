@@ -404,7 +404,8 @@ impl Plan {
     /// (and each EXPLAIN of a kept plan), so a kept plan checks the role
     /// as it is now (a superuser without reading anything).
     pub fn check_privileges(&self, cx: &Ctx<'_>) -> Result<(), SqlError> {
-        crate::privileges::check_all(cx, &self.needs)
+        crate::privileges::check_all(cx, &self.needs)?;
+        (self.functions.iter()).try_for_each(|f| crate::routine_privileges::check_execute(cx, f))
     }
 
     /// A READ ONLY transaction may not run a plan that changes a relation

@@ -514,9 +514,9 @@ pub fn create(
         );
     }
     crate::sql_functions::clear_used();
-    cx.db
-        .catalog()
-        .create_function(txn, &def, create.or_replace)?;
+    let before = crate::routine_privileges::before_create(cx, &def)?;
+    let made = (cx.db.catalog()).create_function(txn, &def, create.or_replace)?;
+    crate::routine_privileges::own_new(cx, &made, before)?;
     Ok(Output::command("CREATE AGGREGATE"))
 }
 
@@ -1224,7 +1224,10 @@ pub fn drop(
             ),
         };
         match found {
-            Some(def) if is_aggregate(def) => dropping.push(def.clone()),
+            Some(def) if is_aggregate(def) => {
+                crate::routine_privileges::check_owner(cx, def)?;
+                dropping.push(def.clone());
+            }
             Some(_) => {
                 return Err(SqlError::new(
                     "42809",

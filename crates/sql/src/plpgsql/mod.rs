@@ -79,6 +79,7 @@ pub fn call_returning(
 ) -> Result<Value, SqlError> {
     crate::stack::check()?;
     callable(def)?;
+    crate::routine_privileges::check_execute(cx, def)?;
     let (block, stamp) = cx.plpgsql.body(def)?;
     let block = &*block;
     let mut runner = exec::Runner::new(cx, txn, notices);
@@ -232,6 +233,7 @@ pub fn call_procedure(
     args: Vec<(Value, folio_row::SqlType)>,
     nonatomic: bool,
 ) -> Result<Vec<(String, folio_row::SqlType, Value)>, SqlError> {
+    crate::routine_privileges::check_execute(cx, def)?;
     let (block, stamp) = cx.plpgsql.body(def)?;
     if !def.plpgsql {
         // A SQL body may not end its transaction: refused before it runs.

@@ -611,9 +611,29 @@ pub fn inherit(cx: &Ctx<'_>, txn: &mut Transaction, alter: &Inherit) -> Result<(
     // here: a temporary table of the name first, then the search path.
     let named = |name: &str| crate::temp_tables::resolve_name(cx, txn, name);
     let child = table_def(cx, txn, &named(&alter.table)?)?;
+    // (PostgreSQL's ATPrepAddInherit refuses before the parent is read.)
+    let partition = child.partition_of().is_some();
+    if alter.add && child.partition_key().is_some() && !partition {
+        return Err(SqlError::new(
+            "42809",
+            "cannot change inheritance of partitioned table",
+        ));
+    }
+    if alter.add && partition {
+        return Err(SqlError::new(
+            "42809",
+            "cannot change inheritance of a partition",
+        ));
+    }
     let parent = table_def(cx, txn, &named(&alter.parent)?)?;
     let shown = |d: &TableDef| folio_catalog::unqualified(&d.name).to_string();
     let parents = child.parents();
+    if !alter.add && partition {
+        return Err(SqlError::new(
+            "42809",
+            "cannot change inheritance of a partition",
+        ));
+    }
     if !alter.add {
         if !parents.iter().any(|(oid, _)| *oid == parent.oid) {
             return Err(SqlError::new(
@@ -639,6 +659,9 @@ pub fn inherit(cx: &Ctx<'_>, txn: &mut Transaction, alter: &Inherit) -> Result<(
                 shown(&parent)
             ),
         ));
+    }
+    if parent.partition_of().is_some() {
+        return Err(SqlError::new("42809", "cannot inherit from a partition"));
     }
     if parents.iter().any(|(oid, _)| *oid == parent.oid) {
         return Err(SqlError::new(

@@ -285,7 +285,8 @@ pub fn check(
 /// After `ALTER TABLE name operations` (without `ONLY`) ran on `name`:
 /// the operations that reach children run on each child, and so on down
 /// (ADD / DROP / RENAME COLUMN, ALTER COLUMN's NOT NULL, default and
-/// type, ADD CHECK, DROP CONSTRAINT), as PostgreSQL's recursion.
+/// type, ADD CHECK, VALIDATE and DROP CONSTRAINT of a CHECK), as
+/// PostgreSQL's recursion.
 pub fn recurse(
     cx: &Ctx<'_>,
     txn: &mut Transaction,
@@ -571,6 +572,13 @@ fn child_operations(
                     ))),
                     None => out.push(op.clone()),
                 }
+            }
+            // (Every child has an inheritable CHECK of its parent.)
+            AlterTableOperation::ValidateConstraint { name: c }
+                if counts::inheritable_check(parent, &names::ident(c))
+                    && check_of(child, &names::ident(c)).is_some() =>
+            {
+                out.push(op.clone());
             }
             AlterTableOperation::DropConstraint {
                 name: c,

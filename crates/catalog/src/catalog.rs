@@ -606,6 +606,19 @@ impl Catalog {
         if self.class(txn, index_name)?.is_some() {
             return Err(CatalogError::Exists(index_name.to_string()));
         }
+        // A key constraint's name is also one of the table's constraint
+        // names (PostgreSQL's index_create, after the relation name).
+        let bare = crate::temp::unqualified(index_name);
+        if matches!(
+            kind,
+            IndexKind::Primary(_) | IndexKind::UniqueConstraint(..)
+        ) && table.constraints.iter().any(|c| c.name == bare)
+        {
+            return Err(CatalogError::ConstraintExists {
+                table: crate::temp::unqualified(table_name).to_string(),
+                name: bare.to_string(),
+            });
+        }
         let keys = IndexKeys {
             positions,
             order,

@@ -584,9 +584,15 @@ impl Catalog {
     ) -> Result<ConstraintDef, CatalogError> {
         crate::catalog::check_name(name)?;
         let named = !name.is_empty();
-        if named && table.constraints.iter().any(|c| c.name == name) {
+        // (A key constraint's index carries its name.)
+        let key_named =
+            |i: &crate::IndexDef| i.constraint && crate::temp::unqualified(&i.name) == name;
+        if named
+            && (table.constraints.iter().any(|c| c.name == name)
+                || table.indexes.iter().any(key_named))
+        {
             return Err(CatalogError::ConstraintExists {
-                table: table.name.clone(),
+                table: crate::temp::unqualified(&table.name).to_string(),
                 name: name.to_string(),
             });
         }

@@ -64,6 +64,13 @@ pub fn drop_column(
         .catalog()
         .drop_column(txn, table, &column, cascade, &uses)
     {
+        // (PostgreSQL finds a system column, then refuses it.)
+        Err(CatalogError::NoSuchColumn { .. }) if crate::system_columns::reserved(&column) => {
+            return Err(SqlError::new(
+                "0A000",
+                format!("cannot drop system column \"{column}\""),
+            ));
+        }
         Err(e @ CatalogError::NoSuchColumn { .. }) if if_exists => {
             notices.push(Notice::info(format!("{e}, skipping")));
         }

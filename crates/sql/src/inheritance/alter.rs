@@ -285,7 +285,8 @@ pub fn check(
 /// After `ALTER TABLE name operations` (without `ONLY`) ran on `name`:
 /// the operations that reach children run on each child, and so on down
 /// (ADD / DROP / RENAME COLUMN, ALTER COLUMN's NOT NULL, default and
-/// type, ADD CHECK, DROP CONSTRAINT), as PostgreSQL's recursion.
+/// type, ADD CHECK, VALIDATE and DROP CONSTRAINT of a CHECK), as
+/// PostgreSQL's recursion.
 pub fn recurse(
     cx: &Ctx<'_>,
     txn: &mut Transaction,
@@ -572,6 +573,13 @@ fn child_operations(
                     None => out.push(op.clone()),
                 }
             }
+            // (Every child has an inheritable CHECK of its parent.)
+            AlterTableOperation::ValidateConstraint { name: c }
+                if counts::inheritable_check(parent, &names::ident(c))
+                    && check_of(child, &names::ident(c)).is_some() =>
+            {
+                out.push(op.clone());
+            }
             AlterTableOperation::DropConstraint {
                 name: c,
                 drop_behavior,
@@ -611,9 +619,29 @@ pub fn inherit(cx: &Ctx<'_>, txn: &mut Transaction, alter: &Inherit) -> Result<(
     // here: a temporary table of the name first, then the search path.
     let named = |name: &str| crate::temp_tables::resolve_name(cx, txn, name);
     let child = table_def(cx, txn, &named(&alter.table)?)?;
+    // (PostgreSQL's ATPrepAddInherit refuses before the parent is read.)
+    let partition = child.partition_of().is_some();
+    if alter.add && child.partition_key().is_some() && !partition {
+        return Err(SqlError::new(
+            "42809",
+            "cannot change inheritance of partitioned table",
+        ));
+    }
+    if alter.add && partition {
+        return Err(SqlError::new(
+            "42809",
+            "cannot change inheritance of a partition",
+        ));
+    }
     let parent = table_def(cx, txn, &named(&alter.parent)?)?;
     let shown = |d: &TableDef| folio_catalog::unqualified(&d.name).to_string();
     let parents = child.parents();
+    if !alter.add && partition {
+        return Err(SqlError::new(
+            "42809",
+            "cannot change inheritance of a partition",
+        ));
+    }
     if !alter.add {
         if !parents.iter().any(|(oid, _)| *oid == parent.oid) {
             return Err(SqlError::new(
@@ -639,6 +667,9 @@ pub fn inherit(cx: &Ctx<'_>, txn: &mut Transaction, alter: &Inherit) -> Result<(
                 shown(&parent)
             ),
         ));
+    }
+    if parent.partition_of().is_some() {
+        return Err(SqlError::new("42809", "cannot inherit from a partition"));
     }
     if parents.iter().any(|(oid, _)| *oid == parent.oid) {
         return Err(SqlError::new(

@@ -14,10 +14,13 @@
 
 use folio_catalog::{ConstraintKind, TableDef};
 
-/// The direct parents of `def` among `tables`, in `INHERITS` order.
+/// The direct parents of `def` among `tables`, in `INHERITS` order; a
+/// partition's, its partitioned table.
 pub fn parents_among<'t>(def: &TableDef, tables: &'t [TableDef]) -> Vec<&'t TableDef> {
-    (def.parents().into_iter())
-        .filter_map(|(oid, _)| tables.iter().find(|t| t.oid == oid))
+    let partitioned = def.partition_of().map(|(oid, _)| oid);
+    (def.parents().into_iter().map(|(oid, _)| oid))
+        .chain(partitioned)
+        .filter_map(|oid| tables.iter().find(|t| t.oid == oid))
         .collect()
 }
 

@@ -93,7 +93,7 @@ pub fn check(
     let partition = def.partition_of().is_some();
     match op {
         AlterTableOperation::AddColumn { .. } if partition => {
-            Err(invalid("cannot add column to a partition".into()))
+            Err(SqlError::new("42809", "cannot add column to a partition"))
         }
         AlterTableOperation::AddColumn { .. } if only && !def.partitions.is_empty() => {
             Err(invalid("column must be added to child tables too".into()))

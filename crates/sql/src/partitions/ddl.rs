@@ -88,6 +88,7 @@ pub fn create(
             ));
         };
         let bound = check_bound(cx, &tree, bare(&name), &of.bound)?;
+        default_rows_outside(cx, txn, &parent, &tree, &bound)?;
         let (columns, constraints) = columns_of(&parent, &of.elements)?;
         table.columns = columns;
         table.constraints.extend(constraints);
@@ -387,7 +388,123 @@ fn attach_def(
         }
     }
     super::trigger_clones::clone_all(cx, txn, parent, name)?;
+    set_inherited(cx, txn, parent, name, false)?;
     cx.relations.ddl();
+    Ok(())
+}
+
+/// Marks the columns and CHECK constraints partition `name` has of
+/// `parent` its own (`local`, after DETACH) or only inherited (after
+/// CREATE ... PARTITION OF and ATTACH: PostgreSQL's attislocal and
+/// conislocal are always false for a partition's merged ones).
+fn set_inherited(
+    cx: &Ctx<'_>,
+    txn: &mut Transaction,
+    parent: &TableDef,
+    name: &str,
+    local: bool,
+) -> Result<(), SqlError> {
+    let child = table_def(cx, txn, name)?;
+    let catalog = cx.db.catalog();
+    for column in &child.columns {
+        if column.local != local && parent.column(&column.name).is_some() {
+            catalog.set_column_local(txn, name, &column.name, local)?;
+        }
+    }
+    for c in &child.constraints {
+        if matches!(c.kind, folio_catalog::ConstraintKind::Check { .. })
+            && c.local != local
+            && crate::inheritance::counts::inheritable_check(parent, &c.name)
+        {
+            catalog.set_constraint_local(txn, name, &c.name, local)?;
+        }
+    }
+    cx.relations.ddl();
+    Ok(())
+}
+
+/// 23514 if a row of `parent`'s default partition (of `tree`) falls in
+/// `bound`, a new partition's: PostgreSQL rechecks the default
+/// partition's rows against its narrowed constraint when a partition is
+/// created or attached.
+fn default_rows_outside(
+    cx: &Ctx<'_>,
+    txn: &Transaction,
+    parent: &TableDef,
+    tree: &Tree,
+    bound: &Bound,
+) -> Result<(), SqlError> {
+    if matches!(bound, Bound::Default) {
+        return Ok(());
+    }
+    let Some(default) = (tree.parts.iter()).find(|p| matches!(p.bound, Bound::Default)) else {
+        return Ok(());
+    };
+    let relation = crate::access::relation(cx, txn, &default.name)?;
+    for leaf in super::foreign_keys::leaves(cx, txn, relation)? {
+        let map = super::column_map::ColumnMap::between(parent, &leaf.def);
+        for (_, row) in leaf.scan(txn)? {
+            let key = tree.key.values(&super::column_map::up(map.as_ref(), row))?;
+            if bound.holds(&key)? {
+                return Err(SqlError::new(
+                    "23514",
+                    format!(
+                        "updated partition constraint for default partition \"{}\" would be violated by some row",
+                        bare(&default.name)
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// ATTACH's rule for the CHECK constraints of table `child`: each
+/// inheritable one of `parent` must be there, of the same expression
+/// (42804, PostgreSQL 15's MergeConstraintsIntoExisting).
+fn attached_checks(parent: &TableDef, child: &TableDef) -> Result<(), SqlError> {
+    use folio_catalog::ConstraintKind;
+    for c in &parent.constraints {
+        let ConstraintKind::Check { expr } = &c.kind else {
+            continue;
+        };
+        if c.no_inherit {
+            continue;
+        }
+        let mine = child.constraints.iter().find_map(|o| match &o.kind {
+            ConstraintKind::Check { expr } if o.name == c.name => Some((o, expr)),
+            _ => None,
+        });
+        match mine {
+            None => {
+                return Err(SqlError::new(
+                    "42804",
+                    format!("child table is missing constraint \"{}\"", c.name),
+                ));
+            }
+            Some((o, _)) if o.no_inherit => {
+                return Err(SqlError::new(
+                    "42P17",
+                    format!(
+                        "constraint \"{}\" conflicts with non-inherited constraint on child table \"{}\"",
+                        c.name,
+                        bare(&child.name)
+                    ),
+                ));
+            }
+            Some((_, have)) if have != expr => {
+                return Err(SqlError::new(
+                    "42804",
+                    format!(
+                        "child table \"{}\" has different definition for check constraint \"{}\"",
+                        bare(&child.name),
+                        c.name
+                    ),
+                ));
+            }
+            Some(_) => {}
+        }
+    }
     Ok(())
 }
 
@@ -442,7 +559,7 @@ pub fn attach_or_detach(
     let parent_def = table_def(cx, txn, parent)?;
     let Some(tree) = Tree::of(cx, txn, &parent_def)? else {
         return Err(SqlError::new(
-            "42809",
+            "42P17",
             format!("table \"{}\" is not partitioned", bare(&parent_def.name)),
         ));
     };
@@ -461,6 +578,9 @@ pub fn attach_or_detach(
         detach_foreign_keys(cx, txn, child)?;
         super::trigger_clones::drop_of_partition(cx, txn, &child_def)?;
         cx.db.catalog().remove_partition(txn, child)?;
+        // What it had of the parent is its own again (PostgreSQL's
+        // attislocal / conislocal after DETACH).
+        set_inherited(cx, txn, &parent_def, child, true)?;
         cx.relations.ddl();
         return Ok(Output::command("ALTER TABLE"));
     };
@@ -468,6 +588,19 @@ pub fn attach_or_detach(
         return Err(SqlError::new(
             "42809",
             format!("\"{}\" is already a partition", bare(&child_def.name)),
+        ));
+    }
+    // (PostgreSQL 15's order of ATExecAttachPartition's refusals.)
+    if !child_def.parents().is_empty() {
+        return Err(SqlError::new(
+            "42809",
+            "cannot attach inheritance child as partition",
+        ));
+    }
+    if !child_def.children.is_empty() && child_def.partition_key().is_none() {
+        return Err(SqlError::new(
+            "42809",
+            "cannot attach inheritance parent as partition",
         ));
     }
     // The parent may not be the table attached or lie below it: the
@@ -482,8 +615,20 @@ pub fn attach_or_detach(
             )),
         );
     }
+    let temporary = |name: &str| folio_catalog::split_temp_name(name).is_some();
+    if temporary(&child_def.name) && !temporary(&parent_def.name) {
+        return Err(SqlError::new(
+            "42809",
+            format!(
+                "cannot attach a temporary relation as partition of permanent relation \"{}\"",
+                bare(&parent_def.name)
+            ),
+        ));
+    }
     attached_columns(&parent_def, &child_def)?;
+    attached_checks(&parent_def, &child_def)?;
     let bound = check_bound(cx, &tree, bare(&child_def.name), spec)?;
+    default_rows_outside(cx, txn, &parent_def, &tree, &bound)?;
     super::trigger_clones::check_attach(&child_def)?;
     // Its rows would have to reference themselves through the tree's
     // key: PostgreSQL 15 refuses it (0A000).
@@ -566,6 +711,15 @@ fn attached_columns(parent: &TableDef, child: &TableDef) -> Result<(), SqlError>
                 "42804",
                 format!(
                     "child table \"{c}\" has different type for column \"{}\"",
+                    column.name
+                ),
+            ));
+        }
+        if crate::collations::of_column(mine) != crate::collations::of_column(column) {
+            return Err(SqlError::new(
+                "42P21",
+                format!(
+                    "child table \"{c}\" has different collation for column \"{}\"",
                     column.name
                 ),
             ));

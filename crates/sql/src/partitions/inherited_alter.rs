@@ -1,8 +1,8 @@
 //! `ALTER TABLE [ONLY] p` changes a partitioned table hands down to its
 //! partitions, as PostgreSQL 15's recursion does: `ALTER [COLUMN] c SET
 //! DEFAULT ... | DROP DEFAULT | SET NOT NULL | DROP NOT NULL | TYPE ...`,
-//! `RENAME [COLUMN] c TO d`, `ADD [CONSTRAINT name] CHECK (...)` and
-//! `DROP CONSTRAINT` of a CHECK. Each
+//! `RENAME [COLUMN] c TO d`, `ADD [CONSTRAINT name] CHECK (...)`,
+//! `VALIDATE CONSTRAINT` and `DROP CONSTRAINT` of a CHECK. Each
 //! runs on the table, then (without ONLY) on every partition below it,
 //! each after its parent, through the plain ALTER TABLE of one table
 //! (`ddl::alter_table`), so the rows of each partition are checked where
@@ -57,6 +57,7 @@ pub fn is_handed_down(op: &AlterTableOperation) -> bool {
                 | AlterColumnOperation::SetDataType { .. }
         ),
         AlterTableOperation::RenameColumn { .. } => true,
+        AlterTableOperation::ValidateConstraint { .. } => true,
         AlterTableOperation::AddConstraint {
             constraint: constraint @ TableConstraint::Check { .. },
             ..
@@ -100,6 +101,10 @@ pub fn check(
                 true => Err(removal_refused()),
                 false => Ok(true),
             }
+        }
+        // A CHECK's (a foreign key's is the plain path's refusal).
+        AlterTableOperation::ValidateConstraint { name } => {
+            Ok(check_named(def, &names::ident(name)).is_some())
         }
         _ if !is_handed_down(op) => Ok(false),
         AlterTableOperation::AlterColumn {
@@ -254,6 +259,14 @@ pub fn recurse(
                         received.push(c);
                     }
                 }
+                // (Each partition has the CHECK: PARTITION OF and ATTACH
+                // see to it.)
+                AlterTableOperation::ValidateConstraint { name }
+                    if check_named(&part, &names::ident(name)).is_some() =>
+                {
+                    ops.push(op.clone());
+                }
+                AlterTableOperation::ValidateConstraint { .. } => {}
                 op if is_handed_down(op) => ops.push(op.clone()),
                 _ => {}
             }

@@ -305,6 +305,26 @@ impl SqlType {
         ELEMENTS.iter().find(|e| **e == element).map(SqlType::Array)
     }
 
+    /// The type without its length or precision (`varchar(5)` is
+    /// `varchar`, `char(5)` `bpchar`, `numeric(5,2)` `numeric`,
+    /// `timestamp(0)` `timestamp`): PostgreSQL's type of an `unknown`
+    /// literal compared with or combined with a value of `self` (a bit
+    /// string keeps its length).
+    pub fn unmodified(self) -> SqlType {
+        match self {
+            SqlType::Char(_) => SqlType::Char(0),
+            SqlType::Varchar(_) => SqlType::Varchar(None),
+            SqlType::Numeric(_) => SqlType::Numeric(None),
+            SqlType::Time(_) => SqlType::Time(None),
+            SqlType::TimeTz(_) => SqlType::TimeTz(None),
+            SqlType::Timestamp(_) => SqlType::Timestamp(None),
+            SqlType::TimestampTz(_) => SqlType::TimestampTz(None),
+            SqlType::Interval(_) => SqlType::Interval(None),
+            SqlType::VarBit(_) => SqlType::VarBit(None),
+            other => other,
+        }
+    }
+
     /// The array type of a column whose elements keep their length or
     /// precision (`varchar(5)[]`, `char(5)[]`, `numeric(5,2)[]`: PostgreSQL
     /// applies a column's modifier to each element); a type without a

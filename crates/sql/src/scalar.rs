@@ -1220,11 +1220,13 @@ fn bind_node(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, S
 }
 
 /// An operand PostgreSQL types as `unknown` fitted to `ty`: a quoted
-/// literal read by `ty`'s input syntax, a `$n` parameter typed `ty`. Any
-/// other operand is returned as it is (its type is its own).
+/// literal read by `ty`'s input syntax (without `ty`'s length or
+/// precision, as PostgreSQL's: `c = 'toolong'` of a `char(1)` column
+/// is false, not 22001), a `$n` parameter typed `ty`. Any other operand
+/// is returned as it is (its type is its own).
 pub fn fit_unknown(s: Scalar, ty: SqlType) -> Result<Scalar, SqlError> {
     Ok(match s {
-        Scalar::Const(v @ Value::Text(_)) => Scalar::Const(types::cast(v, ty)?),
+        Scalar::Const(v @ Value::Text(_)) => Scalar::Const(types::cast(v, ty.unmodified())?),
         p @ Scalar::Param(_) => Scalar::Typed(Box::new(p), ty),
         other => other,
     })
@@ -1869,15 +1871,25 @@ pub(crate) fn comparison(
     Ok(Scalar::Compare(cmp, Box::new(a), Box::new(b)))
 }
 
-/// A quoted literal meeting a column takes the column's type (PostgreSQL's
-/// `unknown` literals), at bind time.
+/// A quoted literal meeting a column takes the column's type without its
+/// length or precision (PostgreSQL's `unknown` literals: `c = 'toolong'`
+/// of a `char(1)` column is false, not 22001), at bind time.
 fn typed_pair(
     a: Scalar,
     b: Scalar,
     columns: &(impl Columns + ?Sized),
 ) -> Result<(Scalar, Scalar), SqlError> {
     let typed = |literal: String, column: usize| {
-        types::coerce(Value::Text(literal), columns.type_at(column)).map(Scalar::Const)
+        let ty = match columns.type_at(column) {
+            // Padded as the column's values are (`char_sides`), to the
+            // literal's length when that is longer.
+            SqlType::Char(n) if n > 0 => {
+                let length = literal.trim_end_matches(' ').chars().count();
+                SqlType::Char(n.max(u32::try_from(length).unwrap_or(u32::MAX)))
+            }
+            ty => ty.unmodified(),
+        };
+        types::coerce(Value::Text(literal), ty).map(Scalar::Const)
     };
     let param = |p: Scalar, column: usize| Scalar::Typed(Box::new(p), columns.type_at(column));
     let composite = |e: &Scalar| matches!(e.ty_in(columns), SqlType::Composite(_));

@@ -291,16 +291,11 @@ impl SqlType {
         let element = match self {
             SqlType::Enum(def) => return Some(SqlType::Array(def.sql_type())),
             SqlType::Composite(def) => return Some(SqlType::Array(def.sql_type())),
-            SqlType::Varchar(_) => SqlType::Varchar(None),
-            SqlType::Numeric(_) => SqlType::Numeric(None),
-            SqlType::Time(_) => SqlType::Time(None),
-            SqlType::TimeTz(_) => SqlType::TimeTz(None),
-            SqlType::Timestamp(_) => SqlType::Timestamp(None),
-            SqlType::TimestampTz(_) => SqlType::TimestampTz(None),
-            SqlType::Interval(_) => SqlType::Interval(None),
+            // (`char(n)` has none here; a bit string's element drops its
+            // length, which `unmodified` keeps.)
+            SqlType::Char(_) => self,
             SqlType::Bit(_) => SqlType::Bit(None),
-            SqlType::VarBit(_) => SqlType::VarBit(None),
-            other => other,
+            other => other.unmodified(),
         };
         ELEMENTS.iter().find(|e| **e == element).map(SqlType::Array)
     }

@@ -492,8 +492,17 @@ fn error(out: &mut Out, e: &SqlError) {
 /// The session's notices as NoticeResponses.
 fn notices(session: &mut Session, out: &mut Out) {
     for notice in session.take_notices() {
-        let detail: Vec<(u8, &str)> = notice.detail.iter().map(|d| (b'D', d.as_str())).collect();
-        out.error_fields(b'N', notice.severity, notice.code, &notice.message, &detail);
+        let optional: Vec<(u8, &str)> = [(b'D', &notice.detail), (b'H', &notice.hint)]
+            .into_iter()
+            .filter_map(|(field, value)| value.as_deref().map(|v| (field, v)))
+            .collect();
+        out.error_fields(
+            b'N',
+            notice.severity,
+            notice.code,
+            &notice.message,
+            &optional,
+        );
     }
 }
 

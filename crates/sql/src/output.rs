@@ -83,6 +83,7 @@ pub struct Notice {
     pub code: &'static str,
     pub message: String,
     pub detail: Option<String>,
+    pub hint: Option<String>,
 }
 
 impl Notice {
@@ -92,6 +93,7 @@ impl Notice {
             code: "00000",
             message,
             detail: None,
+            hint: None,
         }
     }
 
@@ -101,6 +103,7 @@ impl Notice {
             code,
             message: message.to_string(),
             detail: None,
+            hint: None,
         }
     }
 
@@ -133,8 +136,11 @@ impl Notice {
 impl std::fmt::Display for Notice {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{}:  {}", self.severity, self.message)?;
-        match &self.detail {
-            Some(detail) => write!(f, "\nDETAIL:  {detail}"),
+        if let Some(detail) = &self.detail {
+            write!(f, "\nDETAIL:  {detail}")?;
+        }
+        match &self.hint {
+            Some(hint) => write!(f, "\nHINT:  {hint}"),
             None => Ok(()),
         }
     }

@@ -303,6 +303,20 @@ pub fn all_in_scope() -> Arc<Vec<FunctionDef>> {
     })
 }
 
+/// PL/pgSQL's `shadowed_variables` check of routine `def`'s body
+/// `block` as CREATE validates it (`plpgsql::extra_checks`), its warnings
+/// sent after the statement's.
+fn shadowed_variables(
+    cx: &Ctx<'_>,
+    def: &FunctionDef,
+    block: &crate::plpgsql::parse::Block,
+) -> Result<(), SqlError> {
+    let mut notices = Vec::new();
+    let checked = crate::plpgsql::extra_checks::shadowed(cx, def, block, &mut notices);
+    cx.raised.borrow_mut().extend(notices);
+    checked
+}
+
 /// The function or procedure of oid `oid` in scope, if any
 /// (`pg_get_function_*`).
 pub fn by_oid(oid: i64) -> Option<FunctionDef> {
@@ -358,12 +372,15 @@ pub fn create(
         let block = crate::plpgsql::plan_cache::parse_body(&def)?;
         if !def.plpgsql {
             crate::procedures::check_sql_body(&block)?;
+        } else {
+            shadowed_variables(cx, &def, &block)?;
         }
     } else if def.plpgsql {
         // PostgreSQL's validator parses the body; names in it are
         // resolved when it runs.
         let block = crate::plpgsql::parse::parse(&def.body)?;
         crate::plpgsql::set_returning::check_body(&def, &block)?;
+        shadowed_variables(cx, &def, &block)?;
     } else {
         let lists = crate::object_scope::current().unwrap_or_default();
         let _scope =
@@ -1353,8 +1370,17 @@ pub(crate) fn expand_call(
     if !def.strict || args.is_empty() {
         return Ok(result);
     }
-    // STRICT: NULL for any NULL argument, the body not run.
-    let any_null = (args.into_iter())
+    // STRICT: NULL for any NULL argument, the body not run. An argument
+    // of a domain is tested as cast to it, so that it meets the domain's
+    // rules first, as PostgreSQL's (`plpgsql::strict_null`).
+    let tested =
+        (args.into_iter().zip(typed_args).zip(&def.args)).map(|((raw, typed), (_, oid, _))| {
+            match crate::domains::value_type_of(*oid) {
+                Some(_) => typed,
+                None => raw,
+            }
+        });
+    let any_null = tested
         .map(|a| Expr::IsNull(Box::new(Expr::Nested(Box::new(a)))))
         .reduce(|a, b| Expr::BinaryOp {
             left: Box::new(a),

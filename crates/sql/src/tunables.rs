@@ -65,6 +65,9 @@ pub enum Takes {
     /// A text, of which folio takes these (any case) and refuses others
     /// with 0A000.
     Text(&'static [&'static str]),
+    /// A comma-separated list of these key words (any case), or `all`
+    /// or `none` alone ([`key_words`]), shown as written.
+    KeyWords(&'static [&'static str]),
 }
 
 /// A setting of this module's, with what `pg_settings` says of it.
@@ -87,6 +90,8 @@ const COSTS: &str = "Query Tuning / Planner Cost Constants";
 const PLANNER: &str = "Query Tuning / Other Planner Options";
 const OLD: &str = "Version and Platform Compatibility / Previous PostgreSQL Versions";
 const MEMORY: &str = "Resource Usage / Memory";
+/// PL/pgSQL's settings (a module's in PostgreSQL).
+const CUSTOM: &str = "Customized Options";
 const VACUUM_DELAY: &str = "Resource Usage / Cost-Based Vacuum Delay";
 const REAL: Takes = Takes::Real {
     min: 0.0,
@@ -421,6 +426,34 @@ pub const TUNABLES: &[Tunable] = &[
         "Sets the planner's estimate of the cost of passing each tuple (row) from worker to leader backend.",
     ),
     tunable(
+        "plpgsql.check_asserts",
+        "on",
+        Takes::Bool,
+        CUSTOM,
+        "Perform checks given in ASSERT statements.",
+    ),
+    tunable(
+        "plpgsql.extra_errors",
+        "none",
+        Takes::KeyWords(crate::plpgsql::extra_checks::CHECKS),
+        CUSTOM,
+        "List of programming constructs that should produce an error.",
+    ),
+    tunable(
+        "plpgsql.extra_warnings",
+        "none",
+        Takes::KeyWords(crate::plpgsql::extra_checks::CHECKS),
+        CUSTOM,
+        "List of programming constructs that should produce a warning.",
+    ),
+    tunable(
+        "plpgsql.print_strict_params",
+        "off",
+        Takes::Bool,
+        CUSTOM,
+        "Print information about parameters in the DETAIL part of the error messages generated on INTO ... STRICT failures.",
+    ),
+    tunable(
         "random_page_cost",
         "4",
         REAL,
@@ -730,6 +763,23 @@ impl Tunable {
                 Some(_) => Ok(text.to_string()),
                 None => Err(invalid(name, value)),
             },
+            Takes::KeyWords(taken) => {
+                let refuse = |detail: String| invalid(name, value).with_detail(detail);
+                for word in key_words(value).map_err(refuse)?.unwrap_or_default() {
+                    if ["all", "none"]
+                        .iter()
+                        .any(|w| w.eq_ignore_ascii_case(&word))
+                    {
+                        return Err(refuse(format!(
+                            "Key word \"{word}\" cannot be combined with other key words."
+                        )));
+                    }
+                    if !taken.iter().any(|t| t.eq_ignore_ascii_case(&word)) {
+                        return Err(refuse(format!("Unrecognized key word: \"{word}\".")));
+                    }
+                }
+                Ok(value.to_string())
+            }
         }
     }
 
@@ -774,7 +824,7 @@ impl Tunable {
                 Some(max.to_string()),
             ),
             Takes::Choice { .. } => ("enum", None, None, None),
-            Takes::Text(_) => ("string", None, None, None),
+            Takes::Text(_) | Takes::KeyWords(_) => ("string", None, None, None),
         }
     }
 
@@ -811,6 +861,34 @@ impl Tunable {
             _ => shown.to_string(),
         }
     }
+}
+
+/// The words of a `Takes::KeyWords` setting's `value`: `None` when it
+/// is `all` or `none` (any case, nothing around it); else each item of
+/// the comma-separated list, trimmed (a double-quoted one as written, an
+/// other lower case), none for an empty text; PostgreSQL's DETAIL when an
+/// item is empty.
+pub fn key_words(value: &str) -> Result<Option<Vec<String>>, String> {
+    if ["all", "none"]
+        .iter()
+        .any(|w| w.eq_ignore_ascii_case(value))
+    {
+        return Ok(None);
+    }
+    if value.trim().is_empty() {
+        return Ok(Some(Vec::new()));
+    }
+    (value.split(','))
+        .map(|item| {
+            let item = item.trim();
+            match item.strip_prefix('"').and_then(|q| q.strip_suffix('"')) {
+                Some(quoted) if !quoted.is_empty() => Ok(quoted.to_string()),
+                None if !item.is_empty() => Ok(item.to_ascii_lowercase()),
+                _ => Err("List syntax is invalid.".to_string()),
+            }
+        })
+        .collect::<Result<Vec<_>, _>>()
+        .map(Some)
 }
 
 /// Whether a notice of `severity` (`NOTICE`, `WARNING`, `DEBUG`, ...)

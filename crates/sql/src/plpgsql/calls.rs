@@ -348,7 +348,7 @@ impl Call {
                 _ => Vec::new(),
             }
         };
-        let value = match def.strict && values.contains(&Value::Null) {
+        let value = match crate::plpgsql::strict_null(cx, def, &values)? {
             true => Value::Null,
             false => {
                 let record = self.record.as_deref();

@@ -109,7 +109,7 @@ impl Runner<'_, '_> {
                 command,
                 using,
             } => {
-                let (output, text) = self.execute_text(command, using)?;
+                let (output, text, _) = self.execute_text(command, using)?;
                 let parsed = crate::parse::statements(&text)?;
                 let statement = match parsed.first() {
                     Some(crate::parse::Parsed::Sql(s)) => Some(&**s),
@@ -214,7 +214,7 @@ impl Runner<'_, '_> {
                     tag: String::new(),
                     style: None,
                 };
-                self.into(into, output, false)?
+                self.into(into, output, false, super::Rows::Fetch)?
             }
             None => count > 0,
         };

@@ -22,6 +22,7 @@
 mod cursor_statements;
 
 use super::conditions;
+use super::extra_checks;
 use super::parse::{Block, Condition, CursorDecl, DeclType, Into, LoopKind, Raise, Sql, Stmt};
 use super::plan_cache::{KeptSql, Stamp};
 use super::set_returning::ResultRows;
@@ -102,6 +103,31 @@ enum Kind {
     Alias(usize),
 }
 
+impl Kind {
+    /// The fields of a variable of this kind, by which `v.f` reads and
+    /// sets them: a record's once assigned (`Some(None)` before), a
+    /// row's, a composite type's (`DECLARE v t` of `CREATE TYPE t AS
+    /// (...)`); `None` for a variable of another type.
+    fn fields(&self) -> Option<Option<&[(String, SqlType)]>> {
+        match self {
+            Kind::Record(shape) => Some(shape.as_deref()),
+            Kind::Row(shape) => Some(Some(shape)),
+            Kind::Scalar(SqlType::Composite(c)) => Some(Some(&c.fields)),
+            Kind::Scalar(_) | Kind::Alias(_) => None,
+        }
+    }
+}
+
+/// What gave the rows an INTO takes.
+enum Rows<'s> {
+    /// A SQL statement of the body.
+    Statement(&'s Sql),
+    /// EXECUTE, with its USING values.
+    Execute(&'s [Value]),
+    /// FETCH.
+    Fetch,
+}
+
 /// How a statement ended.
 enum Flow {
     Next,
@@ -143,6 +169,8 @@ pub struct Runner<'a, 'c> {
     /// No statement has run since the body's COMMIT or ROLLBACK: SET
     /// TRANSACTION may still choose the isolation level.
     fresh: bool,
+    /// The body's `#print_strict_params on | off`, if it has one.
+    print_strict_params: Option<bool>,
 }
 
 /// A statement with its variables bound: each name of a variable
@@ -176,6 +204,7 @@ impl<'a, 'c> Runner<'a, 'c> {
             nonatomic: false,
             writing_loops: 0,
             fresh: false,
+            print_strict_params: None,
         };
         runner.declare("found", None, SqlType::Bool, Value::Bool(false));
         runner
@@ -350,6 +379,7 @@ impl<'a, 'c> Runner<'a, 'c> {
     /// Runs `block` (a DO's or a function's body): what RETURN gave, if
     /// it ran.
     pub fn run(&mut self, block: &Block) -> Result<Option<Value>, SqlError> {
+        self.print_strict_params = block.print_strict_params;
         match self.block(block)? {
             Flow::Return(v) => Ok(Some(v)),
             Flow::Next => Ok(None),
@@ -658,7 +688,7 @@ impl<'a, 'c> Runner<'a, 'c> {
                             crate::plpgsql::parse::sql_statement(sql),
                             Some(Statement::Query(_))
                         );
-                        let found = self.into(into, output, dml)?;
+                        let found = self.into(into, output, dml, Rows::Statement(sql))?;
                         self.set_found(found);
                     }
                     None => {
@@ -698,10 +728,10 @@ impl<'a, 'c> Runner<'a, 'c> {
                 into,
                 using,
             } => {
-                let output = self.execute(command, using)?;
+                let (output, _, values) = self.execute_text(command, using)?;
                 self.row_count = row_count(&output);
                 if let Some(into) = into {
-                    self.into(into, output, false)?;
+                    self.into(into, output, false, Rows::Execute(&values))?;
                 }
             }
             Stmt::Raise(raise) => self.raise(raise)?,
@@ -709,7 +739,7 @@ impl<'a, 'c> Runner<'a, 'c> {
             Stmt::Fetch { cursor, step, into } => self.fetch_cursor(cursor, step, into.as_ref())?,
             Stmt::Close(cursor) => self.close_cursor(cursor)?,
             Stmt::EndTransaction(ending) => self.end_transaction(*ending)?,
-            Stmt::Assert { condition, message } => {
+            Stmt::Assert { condition, message } if self.checks_asserts() => {
                 if !self.condition(condition)? {
                     let message = match message {
                         Some(m) => match self.eval(m)?.0 {
@@ -724,6 +754,8 @@ impl<'a, 'c> Runner<'a, 'c> {
                     ));
                 }
             }
+            // `plpgsql.check_asserts = off`: not even evaluated.
+            Stmt::Assert { .. } => {}
             Stmt::GetStackedDiagnostics(items) => {
                 let Some(error) = self.handling.last().cloned() else {
                     return Err(SqlError::new(
@@ -939,9 +971,12 @@ impl<'a, 'c> Runner<'a, 'c> {
                     self.vars[at].value = Value::Record(row);
                 }
                 Kind::Row(fields) => {
-                    self.vars[at].value = Value::Record(fit_row(row, fields)?);
+                    let fields = fields.clone();
+                    self.multi_assignment(row.len(), fields.len())?;
+                    self.vars[at].value = Value::Record(fit_row(row, &fields)?);
                 }
                 _ => {
+                    self.multi_assignment(row.len(), 1)?;
                     let value = row.into_iter().next().unwrap_or(Value::Null);
                     self.assign_at(
                         at,
@@ -961,23 +996,50 @@ impl<'a, 'c> Runner<'a, 'c> {
 
     /// Stores a statement's result rows `output` into `into`'s targets;
     /// whether a row came. `dml`: a row change's RETURNING (more than one
-    /// row is an error even without STRICT).
-    fn into(&mut self, into: &Into, output: Output, dml: bool) -> Result<bool, SqlError> {
+    /// row is an error even without STRICT). `source`: what gave the rows
+    /// (the parameters a STRICT error names under `print_strict_params`).
+    fn into(
+        &mut self,
+        into: &Into,
+        output: Output,
+        dml: bool,
+        source: Rows<'_>,
+    ) -> Result<bool, SqlError> {
         let Output::Rows { columns, rows, .. } = output else {
             return Err(SqlError::new(
                 "42601",
                 "INTO used with a command that cannot return data",
             ));
         };
-        if (into.strict || dml) && rows.len() > 1 {
-            return Err(SqlError::new("P0003", "query returned more than one row")
-                .with_hint("Make sure the query returns a single row, or use LIMIT 1."));
+        if rows.len() > 1 {
+            let level = match (into.strict || dml, &source) {
+                (true, _) => Some(extra_checks::Level::Error),
+                // (EXECUTE and FETCH are not checked.)
+                (false, Rows::Statement(_)) => {
+                    extra_checks::level(self.cx, extra_checks::Check::TooManyRows)
+                }
+                (false, _) => None,
+            };
+            if let Some(level) = level {
+                let mut error = extra_checks::too_many_rows();
+                if let Rows::Execute(_) = source {
+                    error.hint = None;
+                }
+                let error = self.with_strict_params(error, &source);
+                extra_checks::report(level, error, self.notices)?;
+            }
         }
         if into.strict && rows.is_empty() {
-            return Err(SqlError::new("P0002", "query returned no rows"));
+            let error = SqlError::new("P0002", "query returned no rows");
+            return Err(self.with_strict_params(error, &source));
         }
         let found = !rows.is_empty();
         let shape = shape_of(&columns);
+        // No row is no source to count fields of (PostgreSQL's).
+        let width = match found {
+            true => shape.len(),
+            false => usize::MAX,
+        };
         let row = rows
             .into_iter()
             .next()
@@ -985,25 +1047,105 @@ impl<'a, 'c> Runner<'a, 'c> {
         if let [target] = into.targets.as_slice()
             && let Some(at) = self.var_index(target)
         {
-            match &self.vars[at].kind {
+            match &self.resolved(at).kind {
                 Kind::Record(_) => {
+                    let at = self.resolved_index(at);
                     self.vars[at].kind = Kind::Record(Some(shape));
                     self.vars[at].value = Value::Record(row);
                     return Ok(found);
                 }
                 Kind::Row(fields) => {
-                    self.vars[at].value = Value::Record(fit_row(row, fields)?);
+                    let fields = fields.clone();
+                    self.multi_assignment(width, fields.len())?;
+                    let at = self.resolved_index(at);
+                    self.vars[at].value = Value::Record(fit_row(row, &fields)?);
+                    return Ok(found);
+                }
+                // A variable of a composite type takes the row's columns
+                // as its fields, unless the row is one value of its type.
+                &Kind::Scalar(ty @ SqlType::Composite(c)) if !matches!(shape.as_slice(), [(_, t)] if *t == ty) =>
+                {
+                    self.multi_assignment(width, c.fields.len())?;
+                    self.assign_at(at, Value::Record(fit_row(row, &c.fields)?), ty)?;
                     return Ok(found);
                 }
                 _ => {}
             }
         }
+        self.multi_assignment(width, into.targets.len())?;
         let mut values = row.into_iter().zip(shape.iter().map(|s| s.1));
         for target in &into.targets {
             let (value, ty) = values.next().unwrap_or((Value::Null, SqlType::Text));
             self.assign(target, value, ty)?;
         }
         Ok(found)
+    }
+
+    /// Whether ASSERT tests its condition (`plpgsql.check_asserts`).
+    fn checks_asserts(&self) -> bool {
+        (self.cx.settings.show("plpgsql.check_asserts", None)).is_ok_and(|v| v == "on")
+    }
+
+    /// `strict_multi_assignment` (`extra_checks.rs`) of a row of `source`
+    /// fields put into `target` ones (`usize::MAX`: no row).
+    fn multi_assignment(&mut self, source: usize, target: usize) -> Result<(), SqlError> {
+        if source == target || source == usize::MAX {
+            return Ok(());
+        }
+        match extra_checks::level(self.cx, extra_checks::Check::StrictMultiAssignment) {
+            Some(level) => {
+                extra_checks::report(level, extra_checks::fields_differ(level), self.notices)
+            }
+            None => Ok(()),
+        }
+    }
+
+    /// `error` of an `INTO STRICT` (or a too-many-rows check) of
+    /// statement `sql`, with PostgreSQL's DETAIL naming the values of the
+    /// variables it reads when `print_strict_params` is on (the body's
+    /// `#print_strict_params`, else the setting): each once, in the order
+    /// they were declared, quoted as literals.
+    fn with_strict_params(&self, error: SqlError, source: &Rows<'_>) -> SqlError {
+        let on = self.print_strict_params.unwrap_or_else(|| {
+            (self.cx.settings.show("plpgsql.print_strict_params", None)).is_ok_and(|v| v == "on")
+        });
+        if !on {
+            return error;
+        }
+        let named: Vec<(String, Value)> = match source {
+            Rows::Statement(sql) => {
+                let Parsed::Sql(statement) = &*sql.parsed else {
+                    return error;
+                };
+                let Ok(bound) = self.bind(statement) else {
+                    return error;
+                };
+                let mut named: Vec<(usize, String, Value)> = (bound.names.into_iter())
+                    .zip(bound.params)
+                    .map(|(name, value)| {
+                        let at = self.var_index(&name).unwrap_or(usize::MAX);
+                        (at, name.join("."), value)
+                    })
+                    .collect();
+                named.sort_by_key(|(at, ..)| *at);
+                named.dedup_by(|a, b| a.1 == b.1);
+                named.into_iter().map(|(_, n, v)| (n, v)).collect()
+            }
+            Rows::Execute(values) => (values.iter().enumerate())
+                .map(|(i, v)| (format!("${}", i + 1), v.clone()))
+                .collect(),
+            Rows::Fetch => Vec::new(),
+        };
+        if named.is_empty() {
+            return error;
+        }
+        let shown: Vec<String> = (named.into_iter())
+            .map(|(name, value)| match crate::types::text_output(&value) {
+                Some(text) => format!("{name} = '{}'", text.replace('\'', "''")),
+                None => format!("{name} = NULL"),
+            })
+            .collect();
+        error.with_detail(format!("parameters: {}", shown.join(", ")))
     }
 
     fn raise(&mut self, raise: &Raise) -> Result<(), SqlError> {
@@ -1082,6 +1224,7 @@ impl<'a, 'c> Runner<'a, 'c> {
             code: conditions::static_code(code.as_deref().unwrap_or(default)),
             message: message.unwrap_or_default(),
             detail,
+            hint,
         });
         Ok(())
     }
@@ -1089,12 +1232,16 @@ impl<'a, 'c> Runner<'a, 'c> {
     /// `EXECUTE command [USING ...]`: the command's text parsed now, its
     /// `$n` the USING values.
     fn execute(&mut self, command: &Sql, using: &[Sql]) -> Result<Output, SqlError> {
-        self.execute_text(command, using).map(|(output, _)| output)
+        self.execute_text(command, using).map(|(output, ..)| output)
     }
 
     /// [`Runner::execute`], with the command's text (what a cursor opened
-    /// FOR EXECUTE shows in `pg_cursors`).
-    fn execute_text(&mut self, command: &Sql, using: &[Sql]) -> Result<(Output, String), SqlError> {
+    /// FOR EXECUTE shows in `pg_cursors`) and its USING values.
+    fn execute_text(
+        &mut self,
+        command: &Sql,
+        using: &[Sql],
+    ) -> Result<(Output, String, Vec<Value>), SqlError> {
         let text = match self.eval(command)?.0 {
             Value::Null => {
                 return Err(SqlError::new(
@@ -1117,7 +1264,7 @@ impl<'a, 'c> Runner<'a, 'c> {
         }
         let parsed = parsed.pop().expect("one");
         let Parsed::Sql(statement) = parsed else {
-            return Ok((self.run_parsed(&parsed, &[])?, text));
+            return Ok((self.run_parsed(&parsed, &[])?, text, Vec::new()));
         };
         if transaction_control::is_transaction_command(&statement) {
             return Err(SqlError::new(
@@ -1126,7 +1273,11 @@ impl<'a, 'c> Runner<'a, 'c> {
             ));
         }
         if !crate::statement::plannable(&statement) {
-            return Ok((self.run_parsed(&Parsed::Sql(statement), &[])?, text));
+            return Ok((
+                self.run_parsed(&Parsed::Sql(statement), &[])?,
+                text,
+                Vec::new(),
+            ));
         }
         // `$n` is the n-th USING value, typed.
         let mut bound = *statement;
@@ -1158,7 +1309,7 @@ impl<'a, 'c> Runner<'a, 'c> {
         }
         let params: Vec<Value> = values.into_iter().map(|(v, _)| v).collect();
         let output = self.run_parsed(&Parsed::Sql(Box::new(bound)), &params)?;
-        Ok((output, text))
+        Ok((output, text, params))
     }
 
     /// Runs a SQL piece of the body with the variables it names bound.
@@ -1381,12 +1532,7 @@ impl<'a, 'c> Runner<'a, 'c> {
         let (field, record) = name.split_last()?;
         let at = self.var_index(record)?;
         let var = self.resolved(at);
-        let shape = match &var.kind {
-            Kind::Record(shape) => shape.as_ref(),
-            Kind::Row(shape) => Some(shape),
-            _ => return None,
-        };
-        let Some(shape) = shape else {
+        let Some(shape) = var.kind.fields()? else {
             return Some(Err(not_assigned(&var.name)));
         };
         let Some(i) = shape.iter().position(|(n, _)| n == field) else {
@@ -1442,11 +1588,16 @@ impl<'a, 'c> Runner<'a, 'c> {
     }
 
     /// The variable at `at`, through aliases.
-    fn resolved(&self, mut at: usize) -> &Var {
+    fn resolved(&self, at: usize) -> &Var {
+        &self.vars[self.resolved_index(at)]
+    }
+
+    /// The index of [`Runner::resolved`]'s variable.
+    fn resolved_index(&self, mut at: usize) -> usize {
         while let Kind::Alias(target) = self.vars[at].kind {
             at = target;
         }
-        &self.vars[at]
+        at
     }
 
     fn alias_target(&self, target: &str) -> Result<usize, SqlError> {
@@ -1514,7 +1665,7 @@ impl<'a, 'c> Runner<'a, 'c> {
             if let Kind::Record(None) = &var.kind {
                 return Err(not_assigned(&var.name));
             }
-            if let Kind::Record(Some(shape)) | Kind::Row(shape) = &var.kind
+            if let Some(Some(shape)) = var.kind.fields()
                 && let Some(i) = shape.iter().position(|(n, _)| n == field)
             {
                 // A row variable set to NULL has its fields again.
@@ -1565,6 +1716,18 @@ impl<'a, 'c> Runner<'a, 'c> {
             }
             Kind::Record(_) => match value {
                 Value::Null => var.value = Value::Null,
+                // A row takes its type's fields, or (an anonymous one)
+                // PostgreSQL's `f1`, `f2`, ... of its values' types.
+                Value::Record(fields) => {
+                    let shape = match ty {
+                        SqlType::Composite(c) => c.fields.clone(),
+                        _ => (fields.iter().enumerate())
+                            .map(|(i, v)| (format!("f{}", i + 1), crate::scalar::value_type(v)))
+                            .collect(),
+                    };
+                    var.kind = Kind::Record(Some(shape));
+                    var.value = Value::Record(fields);
+                }
                 _ => {
                     return Err(SqlError::new(
                         "42804",

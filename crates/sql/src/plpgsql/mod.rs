@@ -19,16 +19,21 @@
 //! - `plan_cache.rs`: the session's kept bodies, parsed once, and their
 //!   statements' plans, made once per function.
 //! - `conditions.rs`: exception condition names and what they catch.
+//! - `extra_checks.rs`: `plpgsql.extra_warnings` / `extra_errors`.
 //! - `set_returning.rs`: functions returning SETOF / TABLE, their rows
 //!   collected by RETURN NEXT / QUERY and read back as a FROM item's.
+//! - `subscripted_targets.rs`: `a[i] := x`, read as a plain assignment
+//!   of the array SQL's `SET a[i] = x` makes.
 
 pub mod calls;
 pub mod conditions;
 pub mod exec;
+pub mod extra_checks;
 pub mod parse;
 pub mod plan_cache;
 pub mod row_calls;
 pub mod set_returning;
+pub mod subscripted_targets;
 
 use crate::context::Ctx;
 use crate::error::SqlError;
@@ -64,6 +69,25 @@ pub fn call(
     args: Vec<Value>,
 ) -> Result<Value, SqlError> {
     call_returning(cx, txn, notices, def, None, args)
+}
+
+/// Whether a call of `def` with `args` (of its argument types) is NULL
+/// without running its body: `def` is STRICT and an argument is NULL.
+/// Each argument of a domain meets the domain's rules first (23502 /
+/// 23514), as PostgreSQL casts the arguments to the parameters' types
+/// before it tests them (`domain nn does not allow null values` for a
+/// NULL given to a parameter of a NOT NULL domain).
+pub fn strict_null(cx: &Ctx<'_>, def: &FunctionDef, args: &[Value]) -> Result<bool, SqlError> {
+    if !def.strict || !args.contains(&Value::Null) {
+        return Ok(false);
+    }
+    let env = crate::scalar::Env::at(cx.now());
+    for ((_, oid, _), value) in def.args.iter().zip(args) {
+        if let Some(rules) = crate::domains::rules_of_oid(*oid)? {
+            rules.enforce(value, &env)?;
+        }
+    }
+    Ok(true)
 }
 
 /// [`call`], the rows of a function returning `record` or `SETOF

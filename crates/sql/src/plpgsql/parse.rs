@@ -32,6 +32,9 @@ pub struct Block {
     pub decls: Vec<Decl>,
     pub body: Vec<Stmt>,
     pub handlers: Vec<Handler>,
+    /// `#print_strict_params on | off` written before a body's block
+    /// (the outermost block's only; `None` elsewhere).
+    pub print_strict_params: Option<bool>,
 }
 
 /// `name [CONSTANT] type [NOT NULL] [{DEFAULT | := | =} expr]`.
@@ -223,6 +226,27 @@ pub enum Stmt {
     EndTransaction(Ending),
 }
 
+impl Stmt {
+    /// The statement lists an IF's or a CASE's branches hold, ELSE's
+    /// last; none for another statement.
+    pub fn branches(&self) -> Vec<&[Stmt]> {
+        match self {
+            Stmt::If {
+                branches,
+                otherwise,
+            }
+            | Stmt::Case {
+                branches,
+                otherwise,
+                ..
+            } => (branches.iter().map(|(_, body)| body.as_slice()))
+                .chain(otherwise.as_deref())
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub enum LoopKind {
     Plain,
@@ -284,7 +308,9 @@ pub fn parse(text: &str) -> Result<Block, SqlError> {
         cursors: Vec::new(),
     };
     p.skip_ws();
-    let block = p.block(None)?;
+    let print_strict_params = p.directives()?;
+    let mut block = p.block(None)?;
+    block.print_strict_params = print_strict_params;
     p.eat(&Token::SemiColon);
     if !p.at_end() {
         return Err(p.error());
@@ -333,6 +359,7 @@ pub fn sql_body(text: &str, outputs: &[String]) -> Result<Block, SqlError> {
         decls: Vec::new(),
         body,
         handlers: Vec::new(),
+        print_strict_params: None,
     })
 }
 
@@ -652,6 +679,7 @@ impl P {
             decls,
             body,
             handlers,
+            print_strict_params: None,
         })
     }
 
@@ -936,6 +964,9 @@ impl P {
                     }
                     _ => self.dotted()?,
                 };
+                if self.peek() == Some(&Token::LBracket) {
+                    return self.subscripted_assignment(target);
+                }
                 if !self.eat(&Token::Assignment) {
                     self.expect(&Token::Eq)?;
                 }
@@ -950,20 +981,86 @@ impl P {
         Ok(stmt)
     }
 
-    /// Whether a `name [. name] {:= | =}` comes.
-    fn is_assignment(&self) -> bool {
-        let rest: Vec<&Token> = (self.tokens[self.at..].iter())
-            .filter(|t| !matches!(t, Token::Whitespace(_)))
-            .take(4)
-            .collect();
-        let is_op = |t: Option<&&Token>| matches!(t, Some(Token::Assignment | Token::Eq));
-        match rest.as_slice() {
-            [Token::Word(_), rest @ ..] if is_op(rest.first()) => true,
-            // `$1 := v`: an argument by number.
-            [Token::Placeholder(p), rest @ ..] if p.starts_with('$') => is_op(rest.first()),
-            [Token::Word(_), Token::Period, Token::Word(_), rest @ ..] => is_op(rest.first()),
-            _ => false,
+    /// The compiler directives before a body's block: `#print_strict_params
+    /// on | off` (its value), `#option dump` (PostgreSQL writes the
+    /// compiled body to its log: nothing here); `#variable_conflict` is
+    /// 0A000 (folio resolves a name that is both a variable and a column
+    /// one way only).
+    fn directives(&mut self) -> Result<Option<bool>, SqlError> {
+        let mut print = None;
+        while self.eat(&Token::Sharp) {
+            match self.word().as_deref() {
+                Some("print_strict_params") => {
+                    self.bump();
+                    print = Some(match self.word().as_deref() {
+                        Some("on") => true,
+                        Some("off") => false,
+                        _ => return Err(self.error()),
+                    });
+                    self.bump();
+                }
+                Some("option") => {
+                    self.bump();
+                    self.expect_word("dump")?;
+                }
+                Some("variable_conflict") => {
+                    return Err(SqlError::unsupported("#variable_conflict"));
+                }
+                _ => return Err(self.error()),
+            }
         }
+        Ok(print)
+    }
+
+    /// Whether a `name [. name] [[...]...] {:= | =}` comes.
+    fn is_assignment(&self) -> bool {
+        let mut rest = (self.tokens[self.at..].iter())
+            .filter(|t| !matches!(t, Token::Whitespace(_)))
+            .peekable();
+        let is_op = |t: Option<&Token>| matches!(t, Some(Token::Assignment | Token::Eq));
+        match rest.next() {
+            // `$1 := v`: an argument by number.
+            Some(Token::Placeholder(p)) if p.starts_with('$') => return is_op(rest.next()),
+            Some(Token::Word(_)) => {}
+            _ => return false,
+        }
+        if rest.next_if_eq(&&Token::Period).is_some()
+            && rest.next_if(|t| matches!(t, Token::Word(_))).is_none()
+        {
+            return false;
+        }
+        // Subscripts, each bracket to its closing one.
+        let mut depth = 0usize;
+        while depth > 0 || rest.peek() == Some(&&Token::LBracket) {
+            match rest.next() {
+                Some(Token::LBracket) => depth += 1,
+                Some(Token::RBracket) => depth -= 1,
+                Some(_) => {}
+                None => return false,
+            }
+        }
+        is_op(rest.next())
+    }
+
+    /// The rest of `target[...]... := value;` after the target: an
+    /// assignment of the value SQL's `SET target[...] = value` gives it
+    /// (`subscripted_targets.rs`).
+    fn subscripted_assignment(&mut self, target: Vec<String>) -> Result<Stmt, SqlError> {
+        let subscripts = self.until(|t| matches!(t, Token::Assignment | Token::Eq))?;
+        self.bump();
+        let value = self.until(|t| *t == Token::SemiColon)?;
+        self.expect(&Token::SemiColon)?;
+        let parsed =
+            super::subscripted_targets::value(&target, &subscripts, &value).map_err(|mut e| {
+                e.position = None;
+                e.location = None;
+                e
+            })?;
+        let text = format!("{}{subscripts} := {value}", target.join("."));
+        Ok(Stmt::Assign {
+            target,
+            value: self.numbered(text, parsed),
+        })
     }
 
     fn if_stmt(&mut self) -> Result<Stmt, SqlError> {
@@ -1393,12 +1490,18 @@ impl P {
                 text.split_whitespace().next().unwrap_or("")
             )));
         }
+        Ok(self.numbered(text.to_string(), parsed.pop().expect("one statement")))
+    }
+
+    /// The piece of text `text`, parsed as `parsed`, given the next
+    /// number.
+    fn numbered(&mut self, text: String, parsed: Parsed) -> Sql {
         self.pieces += 1;
-        Ok(Sql {
-            text: text.to_string(),
-            parsed: Box::new(parsed.pop().expect("one statement")),
+        Sql {
+            text,
+            parsed: Box::new(parsed),
             id: self.pieces - 1,
-        })
+        }
     }
 }
 

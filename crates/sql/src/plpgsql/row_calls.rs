@@ -159,7 +159,7 @@ fn type_of(oid: u32, typmod: i32) -> Result<SqlType, SqlError> {
 }
 
 /// Runs `call` with `args` in `txn`: NULL for a NULL argument of a STRICT
-/// function; the notices it raised go to the client after the
+/// function ([`crate::plpgsql::strict_null`]); the notices it raised go to the client after the
 /// statement's.
 pub fn call(
     cx: &Ctx<'_>,
@@ -168,7 +168,7 @@ pub fn call(
     args: Vec<Value>,
 ) -> Result<Value, SqlError> {
     let def = &call.def;
-    if def.strict && args.contains(&Value::Null) {
+    if crate::plpgsql::strict_null(cx, def, &args)? {
         return Ok(Value::Null);
     }
     let mut notices = Vec::new();

@@ -161,7 +161,8 @@ impl ResultRows {
 /// The result of `RETURNS TABLE (columns)` (or `RETURNS SETOF type`,
 /// which `sql_functions::setof_as_table` wrote as a table of one column
 /// named [`crate::sql_functions::SETOF_COLUMN`]): the result type, the
-/// named columns and whether they are a table's (`SETOF table`).
+/// named columns and whether they are a table's (`SETOF table`, or
+/// `SETOF t` of a composite type `t`).
 #[allow(clippy::type_complexity)]
 pub fn result_of(
     cx: &Ctx<'_>,
@@ -191,6 +192,14 @@ pub fn result_of(
             return Ok((record, columns, true));
         }
         let ty = crate::types::column_type(&column.data_type)?;
+        // A composite type's rows have its fields as columns, as a
+        // table's (PostgreSQL's composite types are relations too).
+        if let SqlType::Composite(c) = ty {
+            let columns = (c.fields.iter())
+                .map(|(name, t)| (name.clone(), t.oid(), t.typmod()))
+                .collect();
+            return Ok((record, columns, true));
+        }
         return Ok(((ty.oid(), ty.typmod()), Vec::new(), false));
     }
     let mut out = Vec::new();
@@ -264,6 +273,7 @@ pub fn check_body(def: &FunctionDef, block: &Block) -> Result<(), SqlError> {
                 decls: Vec::new(),
                 body: handler.body.clone(),
                 handlers: Vec::new(),
+                print_strict_params: None,
             },
         )?;
     }
@@ -271,7 +281,7 @@ pub fn check_body(def: &FunctionDef, block: &Block) -> Result<(), SqlError> {
 }
 
 /// Whether `def` has OUT variables (`RETURNS TABLE`).
-fn has_out(def: &FunctionDef) -> bool {
+pub(crate) fn has_out(def: &FunctionDef) -> bool {
     !def.columns.is_empty() && !def.columns_of_table
 }
 
@@ -279,23 +289,10 @@ fn has_out(def: &FunctionDef) -> bool {
 fn walk(stmts: &[Stmt], f: &mut dyn FnMut(&Stmt)) {
     for stmt in stmts {
         f(stmt);
+        for body in stmt.branches() {
+            walk(body, f);
+        }
         match stmt {
-            Stmt::If {
-                branches,
-                otherwise,
-            }
-            | Stmt::Case {
-                branches,
-                otherwise,
-                ..
-            } => {
-                for (_, body) in branches {
-                    walk(body, f);
-                }
-                if let Some(body) = otherwise {
-                    walk(body, f);
-                }
-            }
             Stmt::Loop { body, .. } => walk(body, f),
             Stmt::Block(b) => {
                 walk(&b.body, f);

@@ -155,6 +155,15 @@ impl<'a> Target<'a> {
         }
     }
 
+    /// The name the target's columns are qualified with (its alias, else
+    /// its name): its table is the last of the scope's.
+    pub fn qualifier(&self) -> &str {
+        self.scope
+            .tables
+            .last()
+            .map_or("", |t| t.qualifier.as_str())
+    }
+
     /// Resolves the target `table` and, when the change has other items,
     /// `list` ([`joined_list`]). The target is a plain table (a view is
     /// 0A000, as `access::table` says); a FROM item of the target's name

@@ -27,7 +27,7 @@
 //! act on a row the transaction cannot read.
 
 use crate::conflict_target::Target;
-use crate::constraints::Constraints;
+use crate::constraints::{Constraints, Written};
 use crate::context::Ctx;
 use crate::dml::PerRow;
 use crate::error::SqlError;
@@ -64,6 +64,10 @@ enum Action {
     Update {
         assignments: Vec<(usize, Scalar)>,
         filter: Vec<Scalar>,
+        /// The row-level security checks of the existing row (its
+        /// UPDATE and SELECT policies' USING, over its columns):
+        /// PostgreSQL's 42501 `... (USING expression)` for one it fails.
+        existing: Vec<crate::constraints::PolicyCheck>,
     },
 }
 
@@ -206,10 +210,24 @@ pub fn plan(
             Action::Update {
                 assignments,
                 filter,
+                existing: Vec::new(),
             }
         }
     };
     Ok(Conflict { arbiters, action })
+}
+
+impl Conflict {
+    /// DO UPDATE's row-level security checks of the existing row it
+    /// meets (`row_security::using_checks`), judged after its WHERE and
+    /// before its SET, as PostgreSQL's; the new row's are the statement's
+    /// constraints' (`Written::Updated`).
+    pub fn with_existing_checks(mut self, checks: Vec<crate::constraints::PolicyCheck>) -> Self {
+        if let Action::Update { existing, .. } = &mut self.action {
+            existing.extend(checks);
+        }
+        self
+    }
 }
 
 /// Where a row's conflict is looked for: the table it is inserted into
@@ -366,6 +384,14 @@ impl Conflict {
         // `values`, the row as the statement's table's, and in its
         // leaf's column order (the same row unless they differ).
         let map = map.as_ref();
+        // A row routed to a leaf partition is judged by the statement's
+        // table's policies (the leaf's constraints have none).
+        let routed = !std::ptr::eq(constraints, root_constraints);
+        if routed {
+            fire.per_row.lend(txn, env, |env| {
+                root_constraints.judge_policies(Written::Inserted, &values, env)
+            })?;
+        }
         let stored = column_map::down(map, values.clone());
         refuse_deferrable(relation, arbiters)?;
         for attempt in 0..ATTEMPTS {
@@ -396,6 +422,7 @@ impl Conflict {
             let Action::Update {
                 assignments,
                 filter,
+                existing,
             } = &self.action
             else {
                 if txn.isolation() != folio_db::Isolation::ReadCommitted
@@ -441,6 +468,12 @@ impl Conflict {
                 if !scan::accepts(filter, &both, env)? {
                     return Ok(None);
                 }
+                for (table, policy, condition) in existing {
+                    if condition.eval(&old, env)? != Value::Bool(true) {
+                        let policy = policy.as_deref();
+                        return Err(crate::row_security::conflict_violation(table, policy));
+                    }
+                }
                 let mut new = old.clone();
                 for (c, value) in assignments {
                     let ty = relation.types[map.map_or(*c, |m| m.child_position(*c))];
@@ -456,6 +489,11 @@ impl Conflict {
                     Some(row) => new = row,
                     None => return Ok(None),
                 }
+            }
+            if routed {
+                fire.per_row.lend(txn, env, |env| {
+                    root_constraints.judge_policies(Written::Updated, &new, env)
+                })?;
             }
             let mut new_stored = column_map::down(map, new);
             constraints.generate(relation, &mut new_stored, env)?;

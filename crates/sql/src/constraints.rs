@@ -104,9 +104,11 @@ pub struct Constraints {
     /// condition over the table's columns, in the order judged.
     view_checks: Vec<(String, Scalar)>,
     /// The row-level security checks of the statement's new rows
-    /// (`row_security::checks`): the table's name, the restrictive
-    /// policy's name (none: the permissive policies'), the condition.
-    policy_checks: Vec<(String, Option<String>, Scalar)>,
+    /// (`row_security::checks`), those of the rows it inserts and those
+    /// of the rows it updates (an INSERT ... ON CONFLICT DO UPDATE has
+    /// both): the table's name, the restrictive policy's name (none: the
+    /// permissive policies'), the condition.
+    policy_checks: [Vec<PolicyCheck>; 2],
     /// The columns of a domain type and the domain's rules, bound
     /// (`domains.rs`); empty for a table with none.
     domains: Vec<(usize, Arc<crate::domains::Bound>)>,
@@ -144,6 +146,18 @@ pub struct Constraints {
     /// instead of the partition constraint's 23514.
     pub(crate) moves: bool,
     moved: RefCell<Vec<Vec<Value>>>,
+}
+
+/// A row-level security check of new rows: the table's name, the
+/// restrictive policy's name (none: the permissive policies'), the
+/// condition.
+pub type PolicyCheck = (String, Option<String>, Scalar);
+
+/// Which new rows a row-level security check judges.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Written {
+    Inserted = 0,
+    Updated = 1,
 }
 
 /// What partitioning asks of a table's rows.
@@ -750,10 +764,13 @@ impl Constraints {
                 return Err(partition_violation(relation, &row)?);
             }
             let key = tree.key.values(&row)?;
-            match tree.route(&key)? {
-                Some(n) => groups[n].push(column_map::down(tree.parts[n].map.as_ref(), row)),
-                None => return Err(tree.no_partition(&key)),
-            }
+            let Some(n) = tree.route(&key)? else {
+                return Err(tree.no_partition(&key));
+            };
+            // The named table's policies judge the row (its partitions'
+            // own take no part: `row_security.rs`).
+            self.judge_policies(Written::Inserted, &row, env)?;
+            groups[n].push(column_map::down(tree.parts[n].map.as_ref(), row));
         }
         let mut tids = Vec::new();
         for ((relation, constraints), rows) in parts.iter().zip(groups) {
@@ -779,8 +796,8 @@ impl Constraints {
     /// each must make every condition true, else 42501
     /// (`row_security::violation`), before any CHECK constraint is
     /// judged, as PostgreSQL's.
-    pub fn add_policy_checks(&mut self, checks: Vec<(String, Option<String>, Scalar)>) {
-        self.policy_checks.extend(checks);
+    pub fn add_policy_checks(&mut self, written: Written, checks: Vec<PolicyCheck>) {
+        self.policy_checks[written as usize].extend(checks);
     }
 
     /// The sequences the defaults name.
@@ -952,7 +969,7 @@ impl Constraints {
         // A CHECK may call a PL/pgSQL function (`plpgsql/row_calls.rs`).
         let rows = crate::plpgsql::row_calls::lend(txn, env, |env| {
             (rows.into_iter())
-                .map(|values| self.check(relation, values, env))
+                .map(|values| self.check(relation, values, env, Written::Inserted))
                 .collect::<Result<Vec<_>, _>>()
         })?;
         if self.references.is_empty() {
@@ -1014,6 +1031,10 @@ impl Constraints {
             let mut moved = new.clone();
             self.generate(relation, &mut moved, env)?;
             if self.leaves_partition(&moved)? {
+                // The row-level security checks judge the row before it
+                // moves (PostgreSQL: as it is inserted into its new
+                // partition, whose BEFORE triggers have run then).
+                self.judge_policies(Written::Updated, &moved, env)?;
                 // The keys referencing the row see an update of the
                 // partitioned table, as PostgreSQL 15's: no cascade, a
                 // check only if the key changed.
@@ -1032,7 +1053,9 @@ impl Constraints {
                 return Ok(write);
             }
         }
-        let new = crate::plpgsql::row_calls::lend(txn, env, |env| self.check(relation, new, env))?;
+        let new = crate::plpgsql::row_calls::lend(txn, env, |env| {
+            self.check(relation, new, env, Written::Updated)
+        })?;
         if self.references.is_empty() && self.referenced_by.is_empty() {
             return self.update_row(txn, relation, tid, old, new);
         }
@@ -1493,6 +1516,7 @@ impl Constraints {
         relation: &Relation,
         mut values: Vec<Value>,
         env: &Env<'_>,
+        written: Written,
     ) -> Result<Vec<Value>, SqlError> {
         self.generate(relation, &mut values, env)?;
         if self.leaves_partition(&values)? {
@@ -1501,16 +1525,12 @@ impl Constraints {
         if self.checks.is_empty()
             && self.domains.is_empty()
             && self.view_checks.is_empty()
-            && self.policy_checks.is_empty()
+            && self.policy_checks[written as usize].is_empty()
         {
             return Ok(values);
         }
         let mut values = relation.prepare(values)?;
-        for (table, policy, condition) in &self.policy_checks {
-            if condition.eval(&values, env)? != Value::Bool(true) {
-                return Err(crate::row_security::violation(table, policy.as_deref()));
-            }
-        }
+        self.judge_policies(written, &values, env)?;
         for (column, domain) in &self.domains {
             let value = std::mem::replace(&mut values[*column], Value::Null);
             values[*column] = domain.fit(value, env)?;
@@ -1538,6 +1558,22 @@ impl Constraints {
             }
         }
         Ok(values)
+    }
+
+    /// The row-level security checks of the statement's new rows
+    /// ([`Constraints::add_policy_checks`]) of `written` rows on `values`.
+    pub fn judge_policies(
+        &self,
+        written: Written,
+        values: &[Value],
+        env: &Env<'_>,
+    ) -> Result<(), SqlError> {
+        for (table, policy, condition) in &self.policy_checks[written as usize] {
+            if condition.eval(values, env)? != Value::Bool(true) {
+                return Err(crate::row_security::violation(table, policy.as_deref()));
+            }
+        }
+        Ok(())
     }
 
     /// Every CHECK constraint holds for every row of `relation` (adding

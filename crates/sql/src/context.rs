@@ -59,6 +59,11 @@ pub struct Ctx<'a> {
     /// The tables whose policies' condition is being planned around
     /// their scan (`from.rs`): their own scan inside takes none again.
     pub row_security_inside: std::cell::RefCell<Vec<u64>>,
+    /// The parents (oid, name) whose descendants (the oids after them)
+    /// are being planned as the parent's parts: a part's scan or change
+    /// takes the parent's policies, as PostgreSQL applies the named
+    /// table's alone (`row_security::as_parts_of`).
+    pub row_security_parts: std::cell::RefCell<Vec<(u64, String, Vec<u64>)>>,
     /// The partitioned tables' trees the statement built
     /// (`partitions/tree.rs` `Tree::of`), each with the partition list
     /// it was built from: planning an UPDATE of a partitioned table binds

@@ -353,7 +353,13 @@ pub fn copy_out(
     notices: &mut Vec<crate::output::Notice>,
     copy: &Copy,
 ) -> Result<Output, SqlError> {
-    let (names, rows) = match copy.query.as_deref() {
+    // The query's relations through the search path (`temp_tables.rs`),
+    // as any statement's.
+    let resolved = match copy.query.as_deref() {
+        Some(statement) => crate::temp_tables::resolve_names(cx, txn, statement)?,
+        None => None,
+    };
+    let (names, rows) = match resolved.as_ref().or(copy.query.as_deref()) {
         Some(Statement::Query(q)) => {
             let planned = query::plan_query(cx, txn, q)?;
             crate::privileges::check_all(cx, &cx.needs.take())?;
@@ -385,14 +391,15 @@ pub fn copy_out(
                 .map(|&c| relation.def.columns[c].name.clone())
                 .collect();
             // Under row-level security the table is read as the query
-            // `SELECT columns FROM t`, whose scan takes its policies.
+            // `SELECT columns FROM ONLY t`, whose scan takes its policies
+            // (COPY reads no inheritance children).
             let secured = crate::row_security::Command::Select;
             if crate::row_security::using(cx, relation.def.oid, &relation.def.name, secured)?
                 .is_some()
             {
                 let quote = |n: &str| format!("\"{}\"", n.replace('"', "\"\""));
                 let text = format!(
-                    "SELECT {} FROM {}",
+                    "SELECT {} FROM ONLY {}",
                     names
                         .iter()
                         .map(|n| quote(n))

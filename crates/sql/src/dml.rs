@@ -12,7 +12,7 @@ use crate::access;
 use crate::assignment;
 use crate::change_rows::{self, Rows, Selected, Target};
 use crate::conflict::{self, Conflict};
-use crate::constraints::Constraints;
+use crate::constraints::{Constraints, Written};
 use crate::context::Ctx;
 use crate::error::SqlError;
 use crate::from::{Scope, ScopeTable};
@@ -303,6 +303,63 @@ fn part_targets(
     Ok(Some(((relation, items, None), returning)))
 }
 
+/// The row-level security checks of an INSERT (`row_security.rs`), as
+/// PostgreSQL's: the new rows meet the INSERT policies' WITH CHECK and,
+/// when the statement reads the table (RETURNING, ON CONFLICT DO
+/// UPDATE), its SELECT policies' USING; ON CONFLICT DO UPDATE's existing
+/// row meets the UPDATE and SELECT policies' USING, and the row it makes
+/// the UPDATE policies' WITH CHECK and the SELECT ones' USING.
+struct InsertPolicies {
+    inserted: Vec<(String, Option<String>, Expr)>,
+    existing: Vec<(String, Option<String>, Expr)>,
+    updated: Vec<(String, Option<String>, Expr)>,
+}
+
+impl InsertPolicies {
+    fn of(
+        cx: &Ctx<'_>,
+        relation: &Relation,
+        name: &str,
+        insert: &Insert,
+    ) -> Result<InsertPolicies, SqlError> {
+        use crate::row_security::{Command, checks, using_checks};
+        let oid = relation.def.oid;
+        let do_update = matches!(
+            &insert.on,
+            Some(OnInsert::OnConflict(sqlparser::ast::OnConflict {
+                action: sqlparser::ast::OnConflictAction::DoUpdate(_),
+                ..
+            }))
+        );
+        let mut inserted = checks(cx, oid, name, Command::Insert)?;
+        let select = match insert.returning.is_some() || do_update {
+            true => using_checks(cx, oid, name, Command::Select)?,
+            false => Vec::new(),
+        };
+        inserted.extend(select.iter().cloned());
+        let (mut existing, mut updated) = (Vec::new(), Vec::new());
+        if do_update {
+            existing = using_checks(cx, oid, name, Command::Update)?;
+            existing.extend(select.iter().cloned());
+            updated = checks(cx, oid, name, Command::Update)?;
+            updated.extend(select);
+        }
+        Ok(InsertPolicies {
+            inserted,
+            existing,
+            updated,
+        })
+    }
+
+    /// Their conditions, for their subqueries to be taken out.
+    fn exprs(&mut self) -> impl Iterator<Item = &mut Expr> {
+        (self.inserted.iter_mut())
+            .chain(self.existing.iter_mut())
+            .chain(self.updated.iter_mut())
+            .map(|(_, _, e)| e)
+    }
+}
+
 /// The rows an INSERT inserts.
 pub enum Source {
     Values(Vec<Vec<Scalar>>),
@@ -476,34 +533,28 @@ pub fn plan_insert_into(
         false,
     )]);
     let mut returning_items = insert.returning.clone();
-    let mut policy_checks = crate::row_security::checks(
-        cx,
-        relation.def.oid,
-        name,
-        crate::row_security::Command::Insert,
-    )?;
+    let mut policies = InsertPolicies::of(cx, &relation, name, insert)?;
     let mut subplans = subquery::extract(
         cx,
         txn,
         returned(returning_items.as_mut())
-            .chain(policy_checks.iter_mut().map(|(_, e)| e))
+            .chain(policies.exprs())
             .collect(),
         &scope,
         0,
     )?;
     let mut constraints = constraints;
-    constraints.add_policy_checks(crate::row_security::bind_checks(
-        name,
-        &relation,
-        policy_checks,
-    )?);
+    let bind = |checks| crate::row_security::bind_checks(&relation, checks);
+    constraints.add_policy_checks(Written::Inserted, bind(policies.inserted)?);
+    constraints.add_policy_checks(Written::Updated, bind(policies.updated)?);
     let returning = returning(&scope, returning_items.as_deref())?;
     let on_conflict = match &insert.on {
         None => None,
         Some(OnInsert::OnConflict(on)) => {
             let qualifier = alias.unwrap_or_else(|| name.to_string());
             let on = (cx, txn, on, &mut subplans);
-            Some(conflict::plan(&relation, &qualifier, on, &constraints)?)
+            let conflict = conflict::plan(&relation, &qualifier, on, &constraints)?;
+            Some(conflict.with_existing_checks(bind(policies.existing)?))
         }
         Some(other) => return Err(SqlError::unsupported(format!("{other}"))),
     };
@@ -638,14 +689,18 @@ pub fn plan_update(
         // Each table's needs are the named table's (`privileges::as_parent`).
         let noted = cx.needs.borrow().len();
         let partitioned = relation.def.partition_key().is_some();
-        let mut changes = Vec::new();
-        for item in &items {
-            let returning_items = returning_items.as_deref();
-            let mut change =
-                plan_update(cx, txn, item, assignments, from, selection, returning_items)?;
-            change.constraints_mut().moves = partitioned;
-            changes.push(change);
-        }
+        // Each part takes the named table's policies (`row_security.rs`).
+        let changes = crate::row_security::as_parts_of(cx, txn, &relation.def, || {
+            let mut changes = Vec::new();
+            for item in &items {
+                let returning_items = returning_items.as_deref();
+                let mut change =
+                    plan_update(cx, txn, item, assignments, from, selection, returning_items)?;
+                change.constraints_mut().moves = partitioned;
+                changes.push(change);
+            }
+            Ok(changes)
+        })?;
         let descendants = crate::inheritance::tree::descendants(cx, txn, &relation.def)?;
         privileges::as_parent(cx, noted, &relation.def, name, &descendants);
         let constraints = Constraints::bind(cx, txn, &relation)?;
@@ -671,28 +726,40 @@ pub fn plan_update(
     target.note(cx, privileges::UPDATE, &set);
     let mut values: Vec<Expr> = assignments.iter().map(|a| a.value.clone()).collect();
     let update = crate::row_security::Command::Update;
-    let mut selection =
-        crate::row_security::restrict(cx, &target.relation, update, reads, selection.cloned())?;
+    let mut selection = crate::row_security::restrict(
+        cx,
+        &target.relation,
+        target.qualifier(),
+        update,
+        reads,
+        selection.cloned(),
+    )?;
     let mut policy_checks =
         crate::row_security::checks(cx, target.relation.def.oid, &target.name, update)?;
+    // A statement that reads the table: its new rows must be visible
+    // (SELECT's USING, as PostgreSQL's checks).
+    if reads {
+        let select = crate::row_security::Command::Select;
+        let (oid, name) = (target.relation.def.oid, &target.name);
+        policy_checks.extend(crate::row_security::using_checks(cx, oid, name, select)?);
+    }
     let mut returning_items = returning_items.map(<[SelectItem]>::to_vec);
     let subplans = subquery::extract(
         cx,
         txn,
         (values.iter_mut().chain(selection.as_mut()))
             .chain(returned(returning_items.as_mut()))
-            .chain(policy_checks.iter_mut().map(|(_, e)| e))
+            .chain(policy_checks.iter_mut().map(|(_, _, e)| e))
             .collect(),
         &target.scope,
         0,
     )?;
     let relation = target.relation.clone();
     let mut constraints = Constraints::bind(cx, txn, &relation)?;
-    constraints.add_policy_checks(crate::row_security::bind_checks(
-        &target.name,
-        &relation,
-        policy_checks,
-    )?);
+    constraints.add_policy_checks(
+        Written::Updated,
+        crate::row_security::bind_checks(&relation, policy_checks)?,
+    );
     // The target's columns in the row the expressions see (after the
     // other items' when there are some).
     let offset = target.scope.width() - relation.types.len() - target.system();
@@ -797,13 +864,17 @@ pub fn plan_delete(cx: &Ctx<'_>, txn: &Transaction, delete: &Delete) -> Result<C
         privileges::note(cx, relation.def.oid, name, "table", privileges::DELETE);
         // Each table's needs are the named table's (`privileges::as_parent`).
         let noted = cx.needs.borrow().len();
-        let mut changes = Vec::new();
-        for item in items {
-            let mut one = delete.clone();
-            one.from = FromTable::WithFromKeyword(vec![item]);
-            one.returning = returning.clone();
-            changes.push(plan_delete(cx, txn, &one)?);
-        }
+        // Each part takes the named table's policies (`row_security.rs`).
+        let changes = crate::row_security::as_parts_of(cx, txn, &relation.def, || {
+            let mut changes = Vec::new();
+            for item in items {
+                let mut one = delete.clone();
+                one.from = FromTable::WithFromKeyword(vec![item]);
+                one.returning = returning.clone();
+                changes.push(plan_delete(cx, txn, &one)?);
+            }
+            Ok(changes)
+        })?;
         let descendants = crate::inheritance::tree::descendants(cx, txn, &relation.def)?;
         privileges::as_parent(cx, noted, &relation.def, name, &descendants);
         let constraints = Constraints::bind(cx, txn, &relation)?;
@@ -826,6 +897,7 @@ pub fn plan_delete(cx: &Ctx<'_>, txn: &Transaction, delete: &Delete) -> Result<C
     let mut selection = crate::row_security::restrict(
         cx,
         &relation,
+        target.qualifier(),
         crate::row_security::Command::Delete,
         reads,
         delete.selection.clone(),

@@ -1686,19 +1686,24 @@ fn base(
         // its partitions' or inheritance children's: what planning their
         // scans noted on them is dropped.
         let noted = cx.needs.borrow().len();
-        let planned = match partitioned {
-            true => partitioned_base(cx, txn, &relation, qualifier, before, outer, pushed, system),
-            false => {
-                let scans = crate::inheritance::tree::scans(cx, txn, &relation.def)?;
-                let scans: Vec<String> = scans
-                    .iter()
-                    .map(|n| format!("ONLY {}", written_relation(n)))
-                    .collect();
-                let branches =
-                    branch_queries(&relation, &qualifier, system, outer, pushed, &scans)?;
-                union_all_base(cx, txn, branches, &relation, qualifier, offset, system)
-            }
-        };
+        // Its parts take no policies of their own: the table's, if any,
+        // are around it (above).
+        let planned =
+            crate::row_security::as_parts_of(cx, txn, &relation.def, || match partitioned {
+                true => {
+                    partitioned_base(cx, txn, &relation, qualifier, before, outer, pushed, system)
+                }
+                false => {
+                    let scans = crate::inheritance::tree::scans(cx, txn, &relation.def)?;
+                    let scans: Vec<String> = scans
+                        .iter()
+                        .map(|n| format!("ONLY {}", written_relation(n)))
+                        .collect();
+                    let branches =
+                        branch_queries(&relation, &qualifier, system, outer, pushed, &scans)?;
+                    union_all_base(cx, txn, branches, &relation, qualifier, offset, system)
+                }
+            });
         let (base, mut table) = planned?;
         // (The table itself among them: its branch reads it `ONLY`.)
         let descendants = crate::inheritance::tree::scans(cx, txn, &relation.def)?;

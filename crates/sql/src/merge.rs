@@ -61,6 +61,10 @@ pub struct Merge {
     not_matched: Vec<When>,
     /// The columns the UPDATE actions set (`UPDATE OF` triggers).
     set: Vec<usize>,
+    /// The row-level security checks of the target row an UPDATE (first)
+    /// or DELETE (second) action changes, over the joined row
+    /// ([`policies`]).
+    existing: [Vec<crate::constraints::PolicyCheck>; 2],
 }
 
 /// A WHEN clause: its condition and action, over the joined row (a NOT
@@ -107,7 +111,26 @@ pub fn plan(cx: &Ctx<'_>, txn: &Transaction, statement: &Statement) -> Result<Ch
     let not_matched = clauses
         .iter()
         .any(|c| c.clause_kind != MergeClauseKind::Matched);
-    let condition = JoinConstraint::On(on.as_ref().clone());
+    let item = TableWithJoins {
+        relation: table.clone(),
+        joins: Vec::new(),
+    };
+    // A target row its SELECT policies hide is met by no source row
+    // (PostgreSQL's security quals on the target's scan).
+    let (name, qualifier, relation) = crate::access::table(cx, txn, &item)?;
+    let select = crate::row_security::Command::Select;
+    let visible = crate::row_security::using(cx, relation.def.oid, &name, select)?;
+    let condition = JoinConstraint::On(match visible {
+        None => on.as_ref().clone(),
+        Some(mut visible) => {
+            crate::row_security::qualified(&mut visible, &relation, &qualifier);
+            Expr::BinaryOp {
+                left: Box::new(Expr::Nested(Box::new(visible))),
+                op: sqlparser::ast::BinaryOperator::And,
+                right: Box::new(Expr::Nested(on.clone())),
+            }
+        }
+    });
     let list = vec![TableWithJoins {
         relation: source.clone(),
         joins: vec![Join {
@@ -119,10 +142,6 @@ pub fn plan(cx: &Ctx<'_>, txn: &Transaction, statement: &Statement) -> Result<Ch
             },
         }],
     }];
-    let item = TableWithJoins {
-        relation: table.clone(),
-        joins: Vec::new(),
-    };
     let mut target = Target::resolve(cx, txn, &item, Some(&list), false)?;
     // An inheritance parent's matched rows would be changed in each
     // child, with the child's constraints and triggers (as a partitioned
@@ -218,6 +237,14 @@ pub fn plan(cx: &Ctx<'_>, txn: &Transaction, statement: &Statement) -> Result<Ch
     }
     set.sort_unstable();
     set.dedup();
+    let existing = policies(
+        cx,
+        &relation,
+        &target.name,
+        qualifier,
+        &scope,
+        &mut constraints,
+    )?;
     let rows = target.rows(cx, None)?;
     Ok(Change::Merge(Box::new(Merge {
         relation,
@@ -227,7 +254,42 @@ pub fn plan(cx: &Ctx<'_>, txn: &Transaction, statement: &Statement) -> Result<Ch
         matched,
         not_matched: unmatched,
         set,
+        existing,
     })))
+}
+
+/// A MERGE's row-level security checks (`row_security.rs`), as
+/// PostgreSQL's: the target row an UPDATE or DELETE action changes must
+/// meet that command's policies' USING (returned, over the joined row
+/// `scope`: PostgreSQL's 42501 `target row violates ...`); the rows an
+/// UPDATE action makes its UPDATE policies' WITH CHECK and its SELECT
+/// policies' USING, those an INSERT action makes its INSERT policies'
+/// WITH CHECK (added to `constraints`). A policy with a subquery is
+/// 0A000: MERGE plans no subqueries.
+fn policies(
+    cx: &Ctx<'_>,
+    relation: &Relation,
+    name: &str,
+    qualifier: &str,
+    scope: &Scope,
+    constraints: &mut Constraints,
+) -> Result<[Vec<crate::constraints::PolicyCheck>; 2], SqlError> {
+    use crate::constraints::Written;
+    use crate::row_security::{Command, bind_checks, checks, using_checks};
+    let oid = relation.def.oid;
+    let mut existing = [Vec::new(), Vec::new()];
+    for (at, command) in [(0, Command::Update), (1, Command::Delete)] {
+        for (table, policy, mut e) in using_checks(cx, oid, name, command)? {
+            crate::row_security::qualified(&mut e, relation, qualifier);
+            existing[at].push((table, policy, scalar::bind(&e, scope)?));
+        }
+    }
+    let mut updated = checks(cx, oid, name, Command::Update)?;
+    updated.extend(using_checks(cx, oid, name, Command::Select)?);
+    constraints.add_policy_checks(Written::Updated, bind_checks(relation, updated)?);
+    let inserted = checks(cx, oid, name, Command::Insert)?;
+    constraints.add_policy_checks(Written::Inserted, bind_checks(relation, inserted)?);
+    Ok(existing)
 }
 
 /// PostgreSQL's 42601 for a clause after an unconditional one of its
@@ -506,7 +568,22 @@ impl Merge {
                 let seen = change_rows::seen(source, as_target.as_deref().unwrap_or(current), &[]);
                 // `None`: no row change (no clause, DO NOTHING, a BEFORE
                 // ROW trigger's skip).
-                let write = match first(&self.matched, &seen, txn, env)?.map(|w| &w.action) {
+                let action = first(&self.matched, &seen, txn, env)?.map(|w| &w.action);
+                let judged = match action {
+                    Some(Action::Update(_)) => Some(&self.existing[0]),
+                    Some(Action::Delete) => Some(&self.existing[1]),
+                    _ => None,
+                };
+                for (table, policy, condition) in judged.into_iter().flatten() {
+                    let holds = crate::plpgsql::row_calls::lend(txn, env, |env| {
+                        condition.eval(&seen, env)
+                    })?;
+                    if holds != Value::Bool(true) {
+                        let policy = policy.as_deref();
+                        return Err(crate::row_security::merge_violation(table, policy));
+                    }
+                }
+                let write = match action {
                     None | Some(Action::Nothing) | Some(Action::Insert(..)) => None,
                     Some(_) if changed.contains(&(relation.def.oid, tid)) => {
                         return Err(second_time());
@@ -522,11 +599,20 @@ impl Merge {
                             // positions the SET names.)
                             Some(old) => {
                                 let target = self.rule(cx, None);
-                                let new = crate::plpgsql::row_calls::lend(txn, env, |env| {
+                                crate::plpgsql::row_calls::lend(txn, env, |env| {
                                     target.assigned(old, assignments, &seen, env)
-                                })?;
-                                column_map::down(map, new)
+                                })?
                             }
+                        };
+                        // A leaf's constraints have none of the target's
+                        // policies: they judge the row here.
+                        if !std::ptr::eq(constraints, &self.constraints) {
+                            let written = crate::constraints::Written::Updated;
+                            self.constraints.judge_policies(written, &new, env)?;
+                        }
+                        let new = match &as_target {
+                            None => new,
+                            Some(_) => column_map::down(map, new),
                         };
                         (updates.update_row(txn, new, (at, current), false, env)?)
                             .map(|(write, _)| write)

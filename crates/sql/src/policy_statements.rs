@@ -30,6 +30,17 @@ pub struct AlterRowSecurity {
     pub action: RowSecurityAction,
 }
 
+/// The catalog name of a policy statement's table: resolved through the
+/// search path here, as the statement walk in `temp_tables::resolve` does
+/// not reach DROP POLICY's name.
+fn table_name_of(
+    cx: &Ctx<'_>,
+    txn: &Transaction,
+    name: &sqlparser::ast::ObjectName,
+) -> Result<String, SqlError> {
+    crate::temp_tables::resolve_name(cx, txn, &crate::names::relation(name)?)
+}
+
 /// The table `name` names, which the role must own: its oid and name.
 fn owned_table(cx: &Ctx<'_>, txn: &Transaction, name: &str) -> Result<(u64, String), SqlError> {
     let relation = crate::access::relation(cx, txn, name)?;
@@ -174,7 +185,7 @@ pub fn run(
             using,
             with_check,
         } => {
-            let table = crate::names::relation(table_name)?;
+            let table = table_name_of(cx, txn, table_name)?;
             let (oid, table) = owned_table(cx, txn, &table)?;
             let name = crate::names::ident(name);
             let command = match command {
@@ -208,7 +219,7 @@ pub fn run(
             table_name,
             operation,
         } => {
-            let table = crate::names::relation(table_name)?;
+            let table = table_name_of(cx, txn, table_name)?;
             let (oid, table) = owned_table(cx, txn, &table)?;
             let name = crate::names::ident(name);
             let mut security = row_security::read(cx.db, oid)?;
@@ -253,7 +264,7 @@ pub fn run(
             table_name,
             ..
         } => {
-            let table = crate::names::relation(table_name)?;
+            let table = table_name_of(cx, txn, table_name)?;
             let name = crate::names::ident(name);
             let found = crate::access::relation(cx, txn, &table);
             if found.is_err() && *if_exists {

@@ -328,28 +328,77 @@ pub fn all(db: &Database) -> Result<Vec<(u64, Vec<Policy>)>, SqlError> {
     Ok(out)
 }
 
-/// The policies of relation `relation` that apply to the statement's
-/// role for `command`, or `None` when row-level security does not
-/// apply: it is off for the table, or the role is a superuser, or owns
-/// the table and it is not FORCEd. The role is the view owner's inside
-/// a view that is not `security_invoker` (`Ctx::checked_as`), as
-/// privileges are checked. With `row_security` off, a table it would
-/// apply to is PostgreSQL's 42501.
+/// Plans `plan` with the descendants of `parent` (an inheritance parent
+/// or partitioned table a statement names) as its parts: their scans and
+/// changes take `parent`'s policies, not their own, as PostgreSQL applies
+/// those of the table the query names alone (a part named itself takes
+/// its own).
+pub fn as_parts_of<T>(
+    cx: &Ctx<'_>,
+    txn: &folio_db::Transaction,
+    parent: &folio_catalog::TableDef,
+    plan: impl FnOnce() -> Result<T, SqlError>,
+) -> Result<T, SqlError> {
+    let mut parts = Vec::new();
+    let mut level: Vec<(u64, String)> = (parent.partitions.iter())
+        .chain(&parent.children)
+        .cloned()
+        .collect();
+    while let Some((oid, name)) = level.pop() {
+        if oid == parent.oid || parts.contains(&oid) {
+            continue;
+        }
+        parts.push(oid);
+        if let Some(def) = cx.db.catalog().table(txn, &name)? {
+            level.extend(def.partitions.iter().chain(&def.children).cloned());
+        }
+    }
+    let entry = (parent.oid, parent.name.clone(), parts);
+    cx.row_security_parts.borrow_mut().push(entry);
+    let planned = plan();
+    cx.row_security_parts.borrow_mut().pop();
+    planned
+}
+
+/// The table whose policies apply to a scan or change of relation
+/// `relation` (named `name`): the parent it is planned as a part of
+/// ([`as_parts_of`]), else itself.
+fn named_table(cx: &Ctx<'_>, relation: u64, name: &str) -> (u64, String) {
+    let parts = cx.row_security_parts.borrow();
+    match parts.iter().rev().find(|(_, _, p)| p.contains(&relation)) {
+        Some((parent, parent_name, _)) => (*parent, parent_name.clone()),
+        None => (relation, name.to_string()),
+    }
+}
+
+/// The policies that apply to the statement's role for `command` on
+/// relation `relation` (or on the parent it is planned as a part of:
+/// [`named_table`], whose name comes with them), or `None` when
+/// row-level security does not apply: it is off for the table, or the
+/// role is a superuser, or owns the table and it is not FORCEd. The role
+/// is the view owner's inside a view that is not `security_invoker`
+/// (`Ctx::checked_as`), as privileges are checked. With `row_security`
+/// off, a table it would apply to is PostgreSQL's 42501.
 fn applying(
     cx: &Ctx<'_>,
     relation: u64,
     name: &str,
     command: Command,
-) -> Result<Option<Vec<Policy>>, SqlError> {
+) -> Result<Option<(String, Vec<Policy>)>, SqlError> {
     // (The bootstrap superuser outside views reads nothing: a plain
     // statement pays two comparisons.)
     let checked_as = cx.checked_as.get();
-    if (cx.role.oid == SUPERUSER_OID && checked_as.is_none())
-        || cx.row_security_off.get()
-        || cx.row_security_inside.borrow().contains(&relation)
+    if (cx.role.oid == SUPERUSER_OID && checked_as.is_none()) || cx.row_security_off.get() {
+        return Ok(None);
+    }
+    let (named, name) = named_table(cx, relation, name);
+    if (cx.row_security_inside.borrow())
+        .iter()
+        .any(|&r| r == relation || r == named)
     {
         return Ok(None);
     }
+    let relation = named;
     let security = read(cx.db, relation)?;
     if !security.enabled {
         return Ok(None);
@@ -372,15 +421,14 @@ fn applying(
             "42501",
             format!(
                 "query would be affected by row-level security policy for table \"{}\"",
-                folio_catalog::unqualified(name)
+                folio_catalog::unqualified(&name)
             ),
         ));
     }
-    Ok(Some(
-        (security.policies.into_iter())
-            .filter(|p| p.applies(command, &roles))
-            .collect(),
-    ))
+    let policies = (security.policies.into_iter())
+        .filter(|p| p.applies(command, &roles))
+        .collect();
+    Ok(Some((name, policies)))
 }
 
 /// Parses a stored policy expression.
@@ -428,7 +476,7 @@ pub fn using(
     name: &str,
     command: Command,
 ) -> Result<Option<Expr>, SqlError> {
-    let Some(policies) = applying(cx, relation, name, command)? else {
+    let Some((_, policies)) = applying(cx, relation, name, command)? else {
         return Ok(None);
     };
     let (permissive, restrictive) = combine(&policies, |p| p.using.as_ref())?;
@@ -466,21 +514,54 @@ fn combine<'p>(
 /// What the new rows `command` (INSERT or UPDATE) writes to relation
 /// `relation` must meet: the permissive policies' WITH CHECK (their
 /// USING when they have none) ORed (none: no row may be written), then
-/// each restrictive one's with its name; empty when row-level security
-/// does not apply. 42501 `new row violates row-level security policy
-/// ...` for a row that does not meet one (`constraints.rs`).
+/// each restrictive one's with its name; each with the name of the table
+/// whose policies they are (a part's parent: [`as_parts_of`]); empty when
+/// row-level security does not apply. 42501 `new row violates row-level
+/// security policy ...` for a row that does not meet one
+/// (`constraints.rs`).
 pub fn checks(
     cx: &Ctx<'_>,
     relation: u64,
     name: &str,
     command: Command,
-) -> Result<Vec<(Option<String>, Expr)>, SqlError> {
-    let Some(policies) = applying(cx, relation, name, command)? else {
+) -> Result<Vec<(String, Option<String>, Expr)>, SqlError> {
+    judged(cx, relation, name, command, true)
+}
+
+/// [`checks`] made of the USING of `command`'s policies alone, as
+/// PostgreSQL's checks that raise an error where a scan would drop the
+/// row: SELECT's on the new rows of a statement that reads the table
+/// (RETURNING, ON CONFLICT DO UPDATE), UPDATE's on the row ON CONFLICT DO
+/// UPDATE meets.
+pub fn using_checks(
+    cx: &Ctx<'_>,
+    relation: u64,
+    name: &str,
+    command: Command,
+) -> Result<Vec<(String, Option<String>, Expr)>, SqlError> {
+    judged(cx, relation, name, command, false)
+}
+
+/// [`checks`] (`with_check`: a policy's WITH CHECK, else its USING) or
+/// [`using_checks`].
+fn judged(
+    cx: &Ctx<'_>,
+    relation: u64,
+    name: &str,
+    command: Command,
+    with_check: bool,
+) -> Result<Vec<(String, Option<String>, Expr)>, SqlError> {
+    let Some((table, policies)) = applying(cx, relation, name, command)? else {
         return Ok(Vec::new());
     };
-    let (permissive, restrictive) = combine(&policies, |p| p.check.as_ref().or(p.using.as_ref()))?;
+    let (permissive, restrictive) = combine(&policies, |p| match with_check {
+        true => p.check.as_ref().or(p.using.as_ref()),
+        false => p.using.as_ref(),
+    })?;
     let named = restrictive.into_iter().map(|(name, e)| (Some(name), e));
-    Ok(std::iter::once((None, permissive)).chain(named).collect())
+    Ok((std::iter::once((None, permissive)).chain(named))
+        .map(|(policy, e)| (table.clone(), policy, e))
+        .collect())
 }
 
 /// The FROM item a scan of `factor` (a table) under policies'
@@ -512,12 +593,16 @@ pub fn scan_factor(
 }
 
 /// An UPDATE's or DELETE's WHERE with the condition its target's
-/// policies put on the rows it changes ANDed: the USING of `command`'s
-/// policies and, when the statement reads the table (`reads`: a WHERE
-/// or RETURNING), of SELECT's, as PostgreSQL's.
+/// policies put on the rows it changes ANDed before it (PostgreSQL
+/// judges the policies first): the USING of `command`'s policies and,
+/// when the statement reads the table (`reads`: a WHERE or RETURNING),
+/// of SELECT's, as PostgreSQL's. The policies' columns are qualified by
+/// the target's `qualifier` (its alias, else its name), as a FROM (USING)
+/// item may have columns of the same names.
 pub fn restrict(
     cx: &Ctx<'_>,
     relation: &folio_catalog::Relation,
+    qualifier: &str,
     command: Command,
     reads: bool,
     selection: Option<Expr>,
@@ -529,28 +614,56 @@ pub fn restrict(
     if reads && let Some(select) = using(cx, oid, name, Command::Select)? {
         condition = and(nested(condition), nested(select));
     }
+    qualified(&mut condition, relation, qualifier);
     Ok(Some(match selection {
         None => condition,
-        Some(s) => and(nested(s), nested(condition)),
+        Some(s) => and(nested(condition), nested(s)),
     }))
+}
+
+/// Qualifies the names of a table's `columns` in a policy's condition
+/// by `qualifier`, outside its subqueries (whose unqualified names are
+/// their own tables' first).
+struct Qualify<'a> {
+    columns: &'a [&'a str],
+    qualifier: &'a str,
+    /// How many queries deep the walk is.
+    depth: usize,
+}
+
+impl sqlparser::ast::VisitorMut for Qualify<'_> {
+    type Break = ();
+
+    fn pre_visit_query(&mut self, _: &mut sqlparser::ast::Query) -> std::ops::ControlFlow<()> {
+        self.depth += 1;
+        std::ops::ControlFlow::Continue(())
+    }
+
+    fn post_visit_query(&mut self, _: &mut sqlparser::ast::Query) -> std::ops::ControlFlow<()> {
+        self.depth -= 1;
+        std::ops::ControlFlow::Continue(())
+    }
+
+    fn pre_visit_expr(&mut self, e: &mut Expr) -> std::ops::ControlFlow<()> {
+        if self.depth == 0
+            && let Expr::Identifier(id) = e
+            && self.columns.contains(&crate::names::ident(id).as_str())
+        {
+            *e = Expr::CompoundIdentifier(vec![Ident::with_quote('"', self.qualifier), id.clone()]);
+        }
+        std::ops::ControlFlow::Continue(())
+    }
 }
 
 /// [`checks`] bound over the table's columns (their subqueries taken out
 /// by the caller, as its statement's), for `Constraints` to judge.
 pub fn bind_checks(
-    table: &str,
     relation: &folio_catalog::Relation,
-    checks: Vec<(Option<String>, Expr)>,
+    checks: Vec<(String, Option<String>, Expr)>,
 ) -> Result<Vec<(String, Option<String>, crate::scalar::Scalar)>, SqlError> {
     checks
         .into_iter()
-        .map(|(policy, e)| {
-            Ok((
-                table.to_string(),
-                policy,
-                crate::scalar::bind(&e, relation)?,
-            ))
-        })
+        .map(|(table, policy, e)| Ok((table, policy, crate::scalar::bind(&e, relation)?)))
         .collect()
 }
 
@@ -565,6 +678,47 @@ pub fn violation(table: &str, policy: Option<&str>) -> SqlError {
                 format!("new row violates row-level security policy \"{p}\" for table \"{table}\"")
             }
         },
+    )
+}
+
+/// PostgreSQL's 42501 for the target row a MERGE's UPDATE or DELETE
+/// action would change that its policies' USING refuses.
+pub fn merge_violation(table: &str, policy: Option<&str>) -> SqlError {
+    let table = folio_catalog::unqualified(table);
+    let policy = policy.map(|p| format!(" \"{p}\"")).unwrap_or_default();
+    SqlError::new(
+        "42501",
+        format!(
+            "target row violates row-level security policy{policy} (USING expression) for table \"{table}\""
+        ),
+    )
+}
+
+/// `condition` (a table's policies', over its bare column names) with
+/// those names qualified by `qualifier`, outside its subqueries: to be
+/// read among other FROM items' columns.
+pub fn qualified(condition: &mut Expr, relation: &folio_catalog::Relation, qualifier: &str) {
+    let columns: Vec<&str> = (relation.def.columns.iter())
+        .map(|c| c.name.as_str())
+        .collect();
+    let mut qualify = Qualify {
+        columns: &columns,
+        qualifier,
+        depth: 0,
+    };
+    let _ = sqlparser::ast::VisitMut::visit(condition, &mut qualify);
+}
+
+/// PostgreSQL's 42501 for the existing row ON CONFLICT DO UPDATE meets
+/// that its UPDATE (or SELECT) policies' USING refuses.
+pub fn conflict_violation(table: &str, policy: Option<&str>) -> SqlError {
+    let table = folio_catalog::unqualified(table);
+    let policy = policy.map(|p| format!(" \"{p}\"")).unwrap_or_default();
+    SqlError::new(
+        "42501",
+        format!(
+            "new row violates row-level security policy{policy} (USING expression) for table \"{table}\""
+        ),
     )
 }
 

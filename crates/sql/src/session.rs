@@ -55,6 +55,7 @@ macro_rules! session_cx {
             raised: Default::default(),
             row_security_off: Default::default(),
             row_security_inside: Default::default(),
+            row_security_parts: Default::default(),
             partition_trees: Default::default(),
             change_counts: Default::default(),
         }

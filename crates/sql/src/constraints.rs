@@ -253,6 +253,10 @@ struct Referencing {
     /// The table the key was made on (what messages name): `child`, or
     /// the partitioned table `child` is a leaf of.
     table: Arc<Relation>,
+    /// The oid of the table the key references: the one bound, or the
+    /// ancestor of it the key was made on (DETACH checks the keys of the
+    /// detached table's ancestors only).
+    referenced: u64,
     /// A table with the referencing rows.
     child: Arc<Relation>,
     /// Its columns in the child, in key order.
@@ -567,6 +571,7 @@ impl Constraints {
                 on_delete: fk.on_delete,
                 on_update: fk.on_update,
                 table: table.clone(),
+                referenced: ancestor.map_or(def.oid, |a| a.def.oid),
                 child,
                 columns: columns.clone(),
                 ref_columns: ref_columns.clone(),
@@ -1611,35 +1616,51 @@ impl Constraints {
 }
 
 impl Constraints {
-    /// DETACH PARTITION of this partition (`relation`): its rows leave the
-    /// partitioned tables whose keys other tables reference, so none may
-    /// be referenced through them (23503, PostgreSQL's `removing
-    /// partition` message).
+    /// DETACH PARTITION of this partition (`relation`): its rows (its
+    /// leaves', when it is partitioned) leave its ancestors, so none may
+    /// be referenced through an ancestor's key (23503, PostgreSQL's
+    /// `removing partition` message).
     pub fn check_detach(&self, txn: &mut Transaction, relation: &Relation) -> Result<(), SqlError> {
-        let inherited: Vec<&Referencing> = (self.referenced_by.iter())
-            .filter(|r| r.inherited())
-            .collect();
-        if inherited.is_empty() || !foreign_keys_enforced(self.table) {
+        if !foreign_keys_enforced(self.table) {
             return Ok(());
         }
-        txn.with_latest_snapshot(|txn| {
-            for (_, row) in relation.scan(txn)? {
-                for r in &inherited {
-                    let Some(key) = r.key_of(&row)? else {
-                        continue;
-                    };
-                    if !r.rows_with(txn, &key)?.is_empty() {
-                        let message = format!(
-                            "removing partition \"{}\" violates foreign key constraint \"{}\"",
-                            bare(&relation.def.name),
-                            r.name
-                        );
-                        return Err(r.still_referenced(relation, &row, message)?);
+        // The keys referencing the tables the partition leaves; those
+        // referencing it, or a partition between it and a leaf, stay.
+        let above: Vec<u64> = self.ancestors.iter().map(|a| a.def.oid).collect();
+        // (A partitioned partition's rows are its leaves'.)
+        let holders: Vec<(&Relation, &Constraints)> = match self.partition {
+            Partitioning::Routes { .. } => (self.leaves().into_iter())
+                .map(|(leaf, c)| (&**leaf, c))
+                .collect(),
+            _ => vec![(relation, self)],
+        };
+        for (leaf, constraints) in holders {
+            let inherited: Vec<&Referencing> = (constraints.referenced_by.iter())
+                .filter(|r| r.inherited() && above.contains(&r.referenced))
+                .collect();
+            if inherited.is_empty() {
+                continue;
+            }
+            txn.with_latest_snapshot(|txn| {
+                for (_, row) in leaf.scan(txn)? {
+                    for r in &inherited {
+                        let Some(key) = r.key_of(&row)? else {
+                            continue;
+                        };
+                        if !r.rows_with(txn, &key)?.is_empty() {
+                            let message = format!(
+                                "removing partition \"{}\" violates foreign key constraint \"{}\"",
+                                bare(&relation.def.name),
+                                r.name
+                            );
+                            return Err(r.still_referenced(leaf, &row, message)?);
+                        }
                     }
                 }
-            }
-            Ok(())
-        })
+                Ok(())
+            })?;
+        }
+        Ok(())
     }
 }
 

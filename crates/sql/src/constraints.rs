@@ -144,6 +144,14 @@ pub struct Constraints {
     /// instead of the partition constraint's 23514.
     pub(crate) moves: bool,
     moved: RefCell<Vec<Vec<Value>>>,
+    /// The checks and actions of rows moved out of this partition whose
+    /// referencing keys act ON UPDATE, while the rows are not in their new
+    /// partition yet: an action's referencing rows take (or check) the
+    /// key the moved row holds, so they wait for it, as PostgreSQL 15's
+    /// triggers fire for the partitioned table once the row has moved.
+    /// The next [`Constraints::end_statement`] after `moved` is taken
+    /// runs them.
+    after_move: RefCell<Vec<Deferred>>,
 }
 
 /// What partitioning asks of a table's rows.
@@ -1116,6 +1124,7 @@ impl Constraints {
             parts.iter().for_each(|(_, c)| c.start_statement());
         }
         self.moved.borrow_mut().clear();
+        self.after_move.borrow_mut().clear();
         for r in &self.referenced_by {
             if let Some(Cascade::Other(more)) = &r.cascade {
                 more.start_statement();
@@ -1152,6 +1161,10 @@ impl Constraints {
         }
         let defers =
             |oid: u64, deferrable: Deferrable| pending.filter(|p| p.defers(oid, deferrable));
+        if self.moved.borrow().is_empty() {
+            let waiting = std::mem::take(&mut *self.after_move.borrow_mut());
+            self.deferred.borrow_mut().extend(waiting);
+        }
         let rechecks = std::mem::take(&mut *self.rechecks.borrow_mut());
         for recheck in rechecks {
             let mode = (self.deferrable_keys.iter()).find(|(oid, _)| *oid == recheck.index);
@@ -1279,6 +1292,24 @@ impl Constraints {
                     moved,
                     now,
                 } => {
+                    // (A moved row not in its new partition yet: its keys'
+                    // ON UPDATE actions wait for it.)
+                    if moved
+                        && !self.moved.borrow().is_empty()
+                        && let Some(new) = &new
+                        && self.referenced_by.iter().any(|r| {
+                            r.on_update.acts()
+                                && !(r.ref_columns.iter()).all(|&c| same_image(&old[c], &new[c]))
+                        })
+                    {
+                        self.after_move.borrow_mut().push(Deferred::Removed {
+                            old,
+                            new: Some(new.clone()),
+                            moved,
+                            now,
+                        });
+                        continue;
+                    }
                     for (n, referencing) in self.referenced_by.iter().enumerate() {
                         if let Some(new) = &new
                             && (referencing.ref_columns.iter())
@@ -1295,7 +1326,7 @@ impl Constraints {
                         // change them now, as PostgreSQL's after-row
                         // triggers do when the statement ends.
                         if action.acts() && !(action == RefAction::Cascade && new.is_none()) {
-                            let new = new.as_deref().map(|n| (n, moved));
+                            let new = new.as_deref();
                             self.act(txn, referencing, &old, new, action, now)?;
                             // ON UPDATE CASCADE leaves no check: the rows
                             // took the new key, which may equal the old
@@ -1343,15 +1374,15 @@ impl Constraints {
     /// update), to NULL (SET NULL) or to its columns' defaults (SET
     /// DEFAULT), through its own table's constraints, so their CHECKs,
     /// NOT NULLs, foreign keys and actions apply. Rows are found with a
-    /// new snapshot, each re-checked as READ COMMITTED's update is.
-    /// `new` says too whether the row moved to another partition: its
-    /// new version is not in yet, so an action on it is 0A000.
+    /// new snapshot, each re-checked as READ COMMITTED's update is. (A
+    /// row an UPDATE moved to another partition is in it by now:
+    /// `after_move`.)
     fn act(
         &self,
         txn: &mut Transaction,
         referencing: &Referencing,
         old: &[Value],
-        new: Option<(&[Value], bool)>,
+        new: Option<&[Value]>,
         action: RefAction,
         now: i64,
     ) -> Result<(), SqlError> {
@@ -1363,17 +1394,6 @@ impl Constraints {
         if rows.is_empty() {
             return Ok(());
         }
-        if let Some((_, true)) = new {
-            return Err(SqlError::new(
-                "0A000",
-                format!(
-                    "ON UPDATE {} of foreign key \"{}\" for a row moved to another partition is not supported",
-                    action.words(),
-                    referencing.name
-                ),
-            ));
-        }
-        let new = new.map(|(n, _)| n);
         let Some(target) = self.action_target(referencing)? else {
             return Err(SqlError::unsupported(format!(
                 "ON {} {} through a cycle of tables (\"{}\")",

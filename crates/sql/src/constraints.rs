@@ -146,6 +146,14 @@ pub struct Constraints {
     /// instead of the partition constraint's 23514.
     pub(crate) moves: bool,
     moved: RefCell<Vec<Vec<Value>>>,
+    /// The checks and actions of rows moved out of this partition whose
+    /// referencing keys act ON UPDATE, while the rows are not in their new
+    /// partition yet: an action's referencing rows take (or check) the
+    /// key the moved row holds, so they wait for it, as PostgreSQL 15's
+    /// triggers fire for the partitioned table once the row has moved.
+    /// The next [`Constraints::end_statement`] after `moved` is taken
+    /// runs them.
+    after_move: RefCell<Vec<Deferred>>,
 }
 
 /// A row-level security check of new rows: the table's name, the
@@ -267,6 +275,10 @@ struct Referencing {
     /// The table the key was made on (what messages name): `child`, or
     /// the partitioned table `child` is a leaf of.
     table: Arc<Relation>,
+    /// The oid of the table the key references: the one bound, or the
+    /// ancestor of it the key was made on (DETACH checks the keys of the
+    /// detached table's ancestors only).
+    referenced: u64,
     /// A table with the referencing rows.
     child: Arc<Relation>,
     /// Its columns in the child, in key order.
@@ -581,6 +593,7 @@ impl Constraints {
                 on_delete: fk.on_delete,
                 on_update: fk.on_update,
                 table: table.clone(),
+                referenced: ancestor.map_or(def.oid, |a| a.def.oid),
                 child,
                 columns: columns.clone(),
                 ref_columns: ref_columns.clone(),
@@ -1134,6 +1147,7 @@ impl Constraints {
             parts.iter().for_each(|(_, c)| c.start_statement());
         }
         self.moved.borrow_mut().clear();
+        self.after_move.borrow_mut().clear();
         for r in &self.referenced_by {
             if let Some(Cascade::Other(more)) = &r.cascade {
                 more.start_statement();
@@ -1170,6 +1184,10 @@ impl Constraints {
         }
         let defers =
             |oid: u64, deferrable: Deferrable| pending.filter(|p| p.defers(oid, deferrable));
+        if self.moved.borrow().is_empty() {
+            let waiting = std::mem::take(&mut *self.after_move.borrow_mut());
+            self.deferred.borrow_mut().extend(waiting);
+        }
         let rechecks = std::mem::take(&mut *self.rechecks.borrow_mut());
         for recheck in rechecks {
             let mode = (self.deferrable_keys.iter()).find(|(oid, _)| *oid == recheck.index);
@@ -1297,6 +1315,24 @@ impl Constraints {
                     moved,
                     now,
                 } => {
+                    // (A moved row not in its new partition yet: its keys'
+                    // ON UPDATE actions wait for it.)
+                    if moved
+                        && !self.moved.borrow().is_empty()
+                        && let Some(new) = &new
+                        && self.referenced_by.iter().any(|r| {
+                            r.on_update.acts()
+                                && !(r.ref_columns.iter()).all(|&c| same_image(&old[c], &new[c]))
+                        })
+                    {
+                        self.after_move.borrow_mut().push(Deferred::Removed {
+                            old,
+                            new: Some(new.clone()),
+                            moved,
+                            now,
+                        });
+                        continue;
+                    }
                     for (n, referencing) in self.referenced_by.iter().enumerate() {
                         if let Some(new) = &new
                             && (referencing.ref_columns.iter())
@@ -1313,7 +1349,7 @@ impl Constraints {
                         // change them now, as PostgreSQL's after-row
                         // triggers do when the statement ends.
                         if action.acts() && !(action == RefAction::Cascade && new.is_none()) {
-                            let new = new.as_deref().map(|n| (n, moved));
+                            let new = new.as_deref();
                             self.act(txn, referencing, &old, new, action, now)?;
                             // ON UPDATE CASCADE leaves no check: the rows
                             // took the new key, which may equal the old
@@ -1361,15 +1397,15 @@ impl Constraints {
     /// update), to NULL (SET NULL) or to its columns' defaults (SET
     /// DEFAULT), through its own table's constraints, so their CHECKs,
     /// NOT NULLs, foreign keys and actions apply. Rows are found with a
-    /// new snapshot, each re-checked as READ COMMITTED's update is.
-    /// `new` says too whether the row moved to another partition: its
-    /// new version is not in yet, so an action on it is 0A000.
+    /// new snapshot, each re-checked as READ COMMITTED's update is. (A
+    /// row an UPDATE moved to another partition is in it by now:
+    /// `after_move`.)
     fn act(
         &self,
         txn: &mut Transaction,
         referencing: &Referencing,
         old: &[Value],
-        new: Option<(&[Value], bool)>,
+        new: Option<&[Value]>,
         action: RefAction,
         now: i64,
     ) -> Result<(), SqlError> {
@@ -1381,17 +1417,6 @@ impl Constraints {
         if rows.is_empty() {
             return Ok(());
         }
-        if let Some((_, true)) = new {
-            return Err(SqlError::new(
-                "0A000",
-                format!(
-                    "ON UPDATE {} of foreign key \"{}\" for a row moved to another partition is not supported",
-                    action.words(),
-                    referencing.name
-                ),
-            ));
-        }
-        let new = new.map(|(n, _)| n);
         let Some(target) = self.action_target(referencing)? else {
             return Err(SqlError::unsupported(format!(
                 "ON {} {} through a cycle of tables (\"{}\")",
@@ -1647,35 +1672,51 @@ impl Constraints {
 }
 
 impl Constraints {
-    /// DETACH PARTITION of this partition (`relation`): its rows leave the
-    /// partitioned tables whose keys other tables reference, so none may
-    /// be referenced through them (23503, PostgreSQL's `removing
-    /// partition` message).
+    /// DETACH PARTITION of this partition (`relation`): its rows (its
+    /// leaves', when it is partitioned) leave its ancestors, so none may
+    /// be referenced through an ancestor's key (23503, PostgreSQL's
+    /// `removing partition` message).
     pub fn check_detach(&self, txn: &mut Transaction, relation: &Relation) -> Result<(), SqlError> {
-        let inherited: Vec<&Referencing> = (self.referenced_by.iter())
-            .filter(|r| r.inherited())
-            .collect();
-        if inherited.is_empty() || !foreign_keys_enforced(self.table) {
+        if !foreign_keys_enforced(self.table) {
             return Ok(());
         }
-        txn.with_latest_snapshot(|txn| {
-            for (_, row) in relation.scan(txn)? {
-                for r in &inherited {
-                    let Some(key) = r.key_of(&row)? else {
-                        continue;
-                    };
-                    if !r.rows_with(txn, &key)?.is_empty() {
-                        let message = format!(
-                            "removing partition \"{}\" violates foreign key constraint \"{}\"",
-                            bare(&relation.def.name),
-                            r.name
-                        );
-                        return Err(r.still_referenced(relation, &row, message)?);
+        // The keys referencing the tables the partition leaves; those
+        // referencing it, or a partition between it and a leaf, stay.
+        let above: Vec<u64> = self.ancestors.iter().map(|a| a.def.oid).collect();
+        // (A partitioned partition's rows are its leaves'.)
+        let holders: Vec<(&Relation, &Constraints)> = match self.partition {
+            Partitioning::Routes { .. } => (self.leaves().into_iter())
+                .map(|(leaf, c)| (&**leaf, c))
+                .collect(),
+            _ => vec![(relation, self)],
+        };
+        for (leaf, constraints) in holders {
+            let inherited: Vec<&Referencing> = (constraints.referenced_by.iter())
+                .filter(|r| r.inherited() && above.contains(&r.referenced))
+                .collect();
+            if inherited.is_empty() {
+                continue;
+            }
+            txn.with_latest_snapshot(|txn| {
+                for (_, row) in leaf.scan(txn)? {
+                    for r in &inherited {
+                        let Some(key) = r.key_of(&row)? else {
+                            continue;
+                        };
+                        if !r.rows_with(txn, &key)?.is_empty() {
+                            let message = format!(
+                                "removing partition \"{}\" violates foreign key constraint \"{}\"",
+                                bare(&relation.def.name),
+                                r.name
+                            );
+                            return Err(r.still_referenced(leaf, &row, message)?);
+                        }
                     }
                 }
-            }
-            Ok(())
-        })
+                Ok(())
+            })?;
+        }
+        Ok(())
     }
 }
 

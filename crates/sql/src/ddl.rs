@@ -728,6 +728,13 @@ impl Additions {
         }
         // Read from here on, the relations include what was added.
         cx.relations.ddl();
+        // A partition's own key equal to a new one of its partitioned
+        // table merges with it.
+        if !self.keys.is_empty() {
+            for (_, part) in &def.partitions {
+                crate::partitions::merged_keys::merge(cx, txn, part)?;
+            }
+        }
         let relation = access::relation(cx, txn, table)?;
         let constraints = Constraints::bind(cx, txn, &relation)?;
         constraints.validate_checks(txn, &relation, &Env::at(cx.now()))?;
@@ -1495,6 +1502,14 @@ pub fn alter_table(
             } => {
                 let constraint = names::ident(constraint);
                 refuse_foreign_key_drop_while_waiting(cx, txn, &name, &constraint)?;
+                // A partitioned table's key takes the partitions' own
+                // keys merged with it along.
+                let merged = match db.catalog().table(txn, &name)? {
+                    Some(def) if !def.partitions.is_empty() => {
+                        crate::partitions::merged_keys::standing_for(cx, txn, &def, &constraint)?
+                    }
+                    _ => Vec::new(),
+                };
                 match db.catalog().drop_constraint(txn, &name, &constraint) {
                     Err(folio_catalog::CatalogError::NoSuchConstraint { .. }) if *if_exists => {
                         notices.push(Notice::info(format!(
@@ -1502,6 +1517,9 @@ pub fn alter_table(
                         )));
                     }
                     other => other?,
+                }
+                for (table, key) in merged {
+                    db.catalog().drop_constraint(txn, &table, &key)?;
                 }
             }
             AlterTableOperation::AlterColumn { column_name, op } if is_view.is_some() => {
@@ -1948,6 +1966,37 @@ pub fn alter_constraint(
         return Err(SqlError::undefined_table(&alter.table));
     }
     let catalog = cx.db.catalog();
+    let def = catalog
+        .table(txn, table)?
+        .ok_or_else(|| SqlError::undefined_table(&alter.table))?;
+    // A key a partition has of its parent changes only with it
+    // (PostgreSQL names the key at the top of the tree); a partitioned
+    // table's changes the partitions' own keys merged with it.
+    if let Some((top, top_table)) =
+        crate::partitions::merged_keys::inherited(cx, txn, &def, &alter.name)?
+    {
+        return Err(SqlError::new(
+            "XX000",
+            format!(
+                "cannot alter constraint \"{}\" on relation \"{}\"",
+                alter.name,
+                folio_catalog::unqualified(table)
+            ),
+        )
+        .with_detail(format!(
+            "Constraint \"{}\" is derived from constraint \"{top}\" of relation \"{}\".",
+            alter.name,
+            folio_catalog::unqualified(&top_table)
+        ))
+        .with_hint("You may alter the constraint it derives from, instead."));
+    }
+    let merged = match def.partitions.is_empty() {
+        true => Vec::new(),
+        false => crate::partitions::merged_keys::standing_for(cx, txn, &def, &alter.name)?,
+    };
+    for (part, key) in &merged {
+        catalog.alter_foreign_key_deferrable(txn, part, key, alter.deferrable)?;
+    }
     if !catalog.alter_foreign_key_deferrable(txn, table, &alter.name, alter.deferrable)? {
         return Err(SqlError::new(
             "42809",

@@ -53,6 +53,9 @@ pub enum Change {
         ignored: Vec<usize>,
         source: Source,
         returning: Returning,
+        /// RETURNING names a system column: its rows get them after the
+        /// table's own (`tableoid` alone, `system_columns::of_inserted`).
+        system: bool,
         /// `ON CONFLICT ...`.
         on_conflict: Option<Conflict>,
         constraints: Constraints,
@@ -526,11 +529,16 @@ pub fn plan_insert_into(
     let alias = insert.table_alias.as_ref().map(names::ident);
     // RETURNING qualifies a temporary table's columns by its bare name.
     let bare = folio_catalog::unqualified(name).to_string();
+    let returned_system = insert.returning.as_deref().unwrap_or_default();
+    let system = returned_system.iter().any(crate::system_columns::mentioned);
+    if system {
+        crate::system_columns::inserted_only_tableoid(returned_system)?;
+    }
     let scope = Scope::of(vec![ScopeTable::of_relation(
         alias.clone().unwrap_or(bare),
         &relation,
         0,
-        false,
+        system,
     )]);
     let mut returning_items = insert.returning.clone();
     let mut policies = InsertPolicies::of(cx, &relation, name, insert)?;
@@ -566,6 +574,7 @@ pub fn plan_insert_into(
         ignored,
         source,
         returning,
+        system,
         on_conflict,
         constraints,
         subplans,
@@ -1266,6 +1275,21 @@ impl Change {
         }
     }
 
+    /// Once the rows an UPDATE of a partitioned table moved are in their
+    /// new partitions: the checks and actions of this part (of every part
+    /// below, for a partitioned one) that waited for them.
+    fn end_moved(&self, cx: &Ctx<'_>, txn: &mut Transaction) -> Result<(), SqlError> {
+        match self {
+            Change::Update {
+                relation,
+                constraints,
+                ..
+            } => constraints.end_statement(Some(cx.deferred), txn, relation),
+            Change::Parts(parts) => (parts.changes.iter()).try_for_each(|c| c.end_moved(cx, txn)),
+            _ => Ok(()),
+        }
+    }
+
     /// Runs the change: tag `INSERT 0 n`, `UPDATE n` or `DELETE n`, with
     /// the RETURNING rows if any.
     /// (`pending`: the transaction's deferred foreign key checks.)
@@ -1355,6 +1379,11 @@ impl Change {
                     parts
                         .constraints
                         .end_statement(Some(cx.deferred), txn, &parts.relation)?;
+                    // The moved rows' old partitions' checks and actions
+                    // that waited for them (`Constraints::after_move`).
+                    for change in &parts.changes {
+                        change.end_moved(cx, txn)?;
+                    }
                 }
                 let kept = kept.into_inner();
                 let kept: Vec<&Triggers> = kept.iter().collect();
@@ -1384,6 +1413,7 @@ impl Change {
                 ignored,
                 source,
                 returning,
+                system,
                 on_conflict,
                 constraints,
                 subplans,
@@ -1525,6 +1555,11 @@ impl Change {
                 // RETURNING sees the rows written (a call in it that reads
                 // the table finds them; its subqueries do not, as
                 // PostgreSQL's read with the statement's snapshot).
+                if *system {
+                    for row in &mut out {
+                        crate::system_columns::of_inserted(relation, constraints, row)?;
+                    }
+                }
                 if let Some((items, _, _)) = returning {
                     out = per_row.lend(txn, env, |env| {
                         (out.iter())

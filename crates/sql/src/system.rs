@@ -2044,6 +2044,10 @@ fn constraint_rows(table: &TableDef, tables: &[TableDef], out: &mut Vec<Vec<Valu
                 r[12] = action(fk.on_update);
                 r[13] = action(fk.on_delete);
                 r[14] = text(if fk.match_full { "f" } else { "s" });
+                // (A partition's own key merged with its parent's:
+                // `partitions/merged_keys.rs`.)
+                r[15] = Value::Bool(constraint.local);
+                r[16] = Value::Int4(i32::from(!constraint.local));
                 r[18] = numbers(table, &fk.columns);
                 r[19] = match tables.iter().find(|t| t.oid == fk.ref_table_oid) {
                     Some(referenced) => numbers(referenced, &fk.ref_columns),

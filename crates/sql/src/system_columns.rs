@@ -24,6 +24,10 @@
 //!   transaction of the version read, from its tuple header; 0 for none.
 //!   folio's ids are its own 64-bit ones (`txid_current()`'s).
 //!
+//! An INSERT's RETURNING has `tableoid` (the partition a row went to,
+//! [`of_inserted`]); the other three are 0A000 there (the batch insert
+//! does not keep the tuple ids).
+//!
 //! `cmin` and `cmax` are not supported (42703), but their names are
 //! reserved as PostgreSQL reserves them: a table column of any of the six
 //! names is 42701 ([`check_column_name`]).
@@ -90,6 +94,51 @@ pub fn mentioned<V: sqlparser::ast::Visit>(node: &V) -> bool {
         _ => ControlFlow::Continue(()),
     })
     .is_break()
+}
+
+/// 0A000 if an INSERT's RETURNING `items` name a system column other
+/// than `tableoid`.
+pub fn inserted_only_tableoid(items: &[sqlparser::ast::SelectItem]) -> Result<(), SqlError> {
+    let other = |ident: &sqlparser::ast::Ident| {
+        (COLUMNS[1..].iter()).find(|(name, _)| ident.value.eq_ignore_ascii_case(name))
+    };
+    for item in items {
+        let found = visit_expressions(item, |expr| {
+            let named = match expr {
+                Expr::Identifier(ident) => other(ident),
+                Expr::CompoundIdentifier(parts) => parts.last().and_then(other),
+                _ => None,
+            };
+            match named {
+                Some((name, _)) => ControlFlow::Break(*name),
+                None => ControlFlow::Continue(()),
+            }
+        });
+        if let ControlFlow::Break(name) = found {
+            return Err(SqlError::unsupported(format!(
+                "system column \"{name}\" in an INSERT's RETURNING"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Appends the system columns of `row`, a row an INSERT into `relation`
+/// (with `constraints`) wrote, for its RETURNING: `tableoid`, the leaf
+/// partition the row went to (routed again), and NULL for the others
+/// ([`inserted_only_tableoid`] refused them).
+pub fn of_inserted(
+    relation: &Relation,
+    constraints: &crate::constraints::Constraints,
+    row: &mut Vec<Value>,
+) -> Result<(), SqlError> {
+    let table = match constraints.leaf(row)? {
+        Some((leaf, _, _)) => leaf.def.oid,
+        None => relation.def.oid,
+    };
+    row.push(Value::Oid(table as u32));
+    row.extend([Value::Null, Value::Null, Value::Null]);
+    Ok(())
 }
 
 /// A system relation's columns as a FROM item has them: its own, then

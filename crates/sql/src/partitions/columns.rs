@@ -10,7 +10,7 @@
 use crate::context::Ctx;
 use crate::error::SqlError;
 use crate::names;
-use folio_catalog::{ConstraintKind, TableDef};
+use folio_catalog::{ConstraintDef, ConstraintKind, TableDef};
 use folio_db::Transaction;
 use sqlparser::ast::{AlterTableOperation, ColumnOption, Ident, ObjectName};
 
@@ -135,26 +135,22 @@ pub fn check(
         AlterTableOperation::DropConstraint { name, .. } => {
             let name = names::ident(name);
             let own = def.constraints.iter().find(|c| c.name == name);
-            if own.is_some_and(|c| matches!(c.kind, ConstraintKind::ForeignKey(_))) {
-                return Ok(true);
-            }
-            if own.is_some() || def.indexes.iter().any(|i| i.name == name) {
+            let foreign_key = |c: &&ConstraintDef| matches!(c.kind, ConstraintKind::ForeignKey(_));
+            if own.is_some_and(|c| !foreign_key(&c)) || def.indexes.iter().any(|i| i.name == name) {
                 return Err(SqlError::unsupported(
                     "ALTER TABLE DROP CONSTRAINT of a key or CHECK on a partitioned table or a partition",
                 ));
             }
-            let ancestors = super::foreign_keys::ancestors(cx, txn, def)?;
-            let inherited = (ancestors.iter()).any(|a| {
-                (a.def.constraints.iter())
-                    .any(|c| c.name == name && matches!(c.kind, ConstraintKind::ForeignKey(_)))
-            });
-            match inherited {
-                true => Err(invalid(format!(
+            // A key it has of its parent (merged, or received under that
+            // name) goes only with the parent's.
+            match super::merged_keys::inherited(cx, txn, def, &name)? {
+                Some(_) => Err(invalid(format!(
                     "cannot drop inherited constraint \"{name}\" of relation \"{}\"",
                     bare(&def.name)
                 ))),
-                // None of the name: the plain path's 42704 (or skip).
-                false => Ok(true),
+                // Its own, or none of the name: the plain path's drop (or
+                // 42704, or skip).
+                None => Ok(true),
             }
         }
         _ => Ok(false),

@@ -390,7 +390,7 @@ fn attach_def(
     super::trigger_clones::clone_all(cx, txn, parent, name)?;
     set_inherited(cx, txn, parent, name, false)?;
     cx.relations.ddl();
-    Ok(())
+    super::merged_keys::merge(cx, txn, name)
 }
 
 /// Marks the columns and CHECK constraints partition `name` has of
@@ -631,18 +631,33 @@ pub fn attach_or_detach(
     default_rows_outside(cx, txn, &parent_def, &tree, &bound)?;
     super::trigger_clones::check_attach(&child_def)?;
     // Its rows would have to reference themselves through the tree's
-    // key: PostgreSQL 15 refuses it (0A000).
+    // key: PostgreSQL 15 refuses it (0A000). A key referencing a
+    // partition below the table attached PostgreSQL refuses too, not on
+    // purpose (its test says so): the cloning of the key finds that
+    // partition open, 55006.
+    let below = super::columns::descendants(cx, txn, &child_def)?;
     for def in std::iter::once(&parent_def).chain(above.iter().map(|a| &a.def)) {
         for c in &def.constraints {
-            if let folio_catalog::ConstraintKind::ForeignKey(fk) = &c.kind
-                && table_def(cx, txn, &fk.ref_table)?.oid == child_def.oid
-            {
+            let folio_catalog::ConstraintKind::ForeignKey(fk) = &c.kind else {
+                continue;
+            };
+            let referenced = table_def(cx, txn, &fk.ref_table)?.oid;
+            if referenced == child_def.oid {
                 return Err(SqlError::new(
                     "0A000",
                     format!(
                         "cannot attach table \"{}\" as a partition because it is referenced by foreign key \"{}\"",
                         bare(&child_def.name),
                         c.name
+                    ),
+                ));
+            }
+            if let Some(part) = below.iter().find(|d| d.oid == referenced) {
+                return Err(SqlError::new(
+                    "55006",
+                    format!(
+                        "cannot ALTER TABLE \"{}\" because it is being used by active queries in this session",
+                        bare(&part.name)
                     ),
                 ));
             }
@@ -739,49 +754,50 @@ fn attached_columns(parent: &TableDef, child: &TableDef) -> Result<(), SqlError>
 
 /// Before DETACH PARTITION `child`: no row of it may be referenced through
 /// a key of its ancestors (23503), and the foreign keys it had from them
-/// become its own, as PostgreSQL's detached partition keeps them.
+/// become its own, as PostgreSQL's detached partition keeps them: its
+/// own keys merged with them are its own again, and the others are
+/// copied onto it under their names (`merged_keys.rs`).
 fn detach_foreign_keys(cx: &Ctx<'_>, txn: &mut Transaction, child: &str) -> Result<(), SqlError> {
     let relation = crate::access::relation(cx, txn, child)?;
     crate::constraints::Constraints::bind(cx, txn, &relation)?.check_detach(txn, &relation)?;
-    let ancestors = super::foreign_keys::ancestors(cx, txn, &relation.def)?;
     let column_names = |def: &TableDef, columns: &[u16]| -> Vec<String> {
         (columns.iter())
             .map(|&c| def.columns[usize::from(c)].name.clone())
             .collect()
     };
-    // (A name the partition has, or was given from a nearer ancestor, is
-    // kept: a table detached and attached again holds its former
-    // parent's key as its own, under the same name.)
-    let mut names: Vec<&str> = (relation.def.constraints.iter())
-        .map(|o| o.name.as_str())
+    // (A name the partition has is kept: a table detached and attached
+    // again holds its former parent's key as its own, under the same
+    // name.)
+    let mut names: Vec<String> = (relation.def.constraints.iter())
+        .map(|o| o.name.clone())
         .collect();
-    for ancestor in &ancestors {
-        for c in &ancestor.def.constraints {
-            let folio_catalog::ConstraintKind::ForeignKey(fk) = &c.kind else {
-                continue;
-            };
-            if names.contains(&c.name.as_str()) {
-                continue;
-            }
-            names.push(&c.name);
-            let referenced = table_def(cx, txn, &fk.ref_table)?;
-            // (The ancestor's positions: the partition's columns may be
-            // in another order.)
-            let columns = column_names(&ancestor.def, &fk.columns);
-            let ref_columns = column_names(&referenced, &fk.ref_columns);
-            let request = folio_catalog::ForeignKeyRequest {
-                name: &c.name,
-                columns: &columns,
-                ref_table: &fk.ref_table,
-                ref_columns: Some(&ref_columns),
-                on_delete: fk.on_delete,
-                on_update: fk.on_update,
-                deferrable: c.deferrable,
-                match_full: fk.match_full,
-                set_columns: &column_names(&ancestor.def, &fk.set_columns),
-            };
-            cx.db.catalog().add_foreign_key(txn, child, &request)?;
+    for received in super::merged_keys::detach(cx, txn, &relation.def)? {
+        let c = &received.key;
+        let folio_catalog::ConstraintKind::ForeignKey(fk) = &c.kind else {
+            continue;
+        };
+        if names.contains(&c.name) {
+            continue;
         }
+        names.push(c.name.clone());
+        let holder = table_def(cx, txn, &c.table)?;
+        let referenced = table_def(cx, txn, &fk.ref_table)?;
+        // (The holder's positions: the partition's columns may be in
+        // another order.)
+        let columns = column_names(&holder, &fk.columns);
+        let ref_columns = column_names(&referenced, &fk.ref_columns);
+        let request = folio_catalog::ForeignKeyRequest {
+            name: &c.name,
+            columns: &columns,
+            ref_table: &fk.ref_table,
+            ref_columns: Some(&ref_columns),
+            on_delete: fk.on_delete,
+            on_update: fk.on_update,
+            deferrable: c.deferrable,
+            match_full: fk.match_full,
+            set_columns: &column_names(&holder, &fk.set_columns),
+        };
+        cx.db.catalog().add_foreign_key(txn, child, &request)?;
     }
     Ok(())
 }
@@ -1069,13 +1085,12 @@ pub fn after_key_or_index(
             keys_cover_partition_key(&def, &positions, false)?;
         }
     }
-    // (The index just made: an index of a partition that stands for it
-    // and for no other of the table's indexes is its partition, as
-    // PostgreSQL attaches it, and no index is made there.)
+    // (The index just made, a key's or not: an index of a partition that
+    // stands for it and for no other of the table's indexes is its
+    // partition, as PostgreSQL attaches it, and no index is made there.)
     let made = (def.indexes.iter()).max_by_key(|i| i.oid).map(|i| i.oid);
     for (_, child) in &def.partitions {
-        if let Statement::CreateIndex(_) = statement
-            && let Ok(Some(child_def)) = cx.db.catalog().table(txn, child)
+        if let Ok(Some(child_def)) = cx.db.catalog().table(txn, child)
             && super::index_tree::matched(&def, &child_def)
                 .iter()
                 .any(|(index, partition)| Some(index.oid) == made && partition.is_some())

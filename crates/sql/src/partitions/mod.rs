@@ -29,6 +29,8 @@
 //! - `foreign_keys.rs`: foreign keys to and from partitioned tables: a
 //!   key looked up through the partition it routes to, a partition's
 //!   ancestors' keys, a partitioned referencing table's leaves.
+//! - `merged_keys.rs`: a partition's own foreign key merged with its
+//!   parent's equal one (not droppable alone, goes with it).
 //! - `leaf_triggers.rs`: the row triggers a row inserted through a
 //!   partitioned table fires, its leaf partition's.
 //! - `trigger_clones.rs`: a partitioned table's row triggers cloned to
@@ -45,6 +47,7 @@ pub mod hash;
 pub mod index_tree;
 pub mod inherited_alter;
 pub mod leaf_triggers;
+pub mod merged_keys;
 pub mod run_time;
 pub mod syntax;
 pub mod tree;

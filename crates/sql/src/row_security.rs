@@ -416,7 +416,7 @@ fn applying(
     if !security.forced && roles.contains(&crate::privileges::acl(cx.db, relation)?.owner) {
         return Ok(None);
     }
-    if cx.settings.show("row_security", None)? == "off" {
+    if !cx.settings.is_on("row_security") {
         return Err(SqlError::new(
             "42501",
             format!(

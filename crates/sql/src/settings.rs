@@ -472,6 +472,21 @@ impl Settings {
         !self.disabled.contains(&name)
     }
 
+    /// Whether Boolean tunable `name` (`tunables.rs`: `row_security`,
+    /// `plpgsql.check_asserts`, ...) is on: set, or by default.
+    pub fn is_on(&self, name: &str) -> bool {
+        let tunable = crate::tunables::find(name).expect("a tunable");
+        debug_assert!(matches!(
+            tunable.takes,
+            crate::tunables::Takes::Bool | crate::tunables::Takes::BoolAt(_)
+        ));
+        // (A Boolean is stored as SHOW prints it: `Tunable::read`.)
+        self.tuned
+            .get(tunable.name)
+            .map_or(tunable.default, String::as_str)
+            == "on"
+    }
+
     /// `SET name = value` (`name` lower case, `value` as written).
     pub fn set(&mut self, name: &str, value: &str) -> Result<(), SqlError> {
         let lower = value.trim().to_ascii_lowercase();

@@ -22,6 +22,7 @@
 mod cursor_statements;
 
 use super::conditions;
+use super::conversion;
 use super::extra_checks;
 use super::parse::{Block, Condition, CursorDecl, DeclType, Into, LoopKind, Raise, Sql, Stmt};
 use super::plan_cache::{KeptSql, Stamp};
@@ -823,7 +824,7 @@ impl<'a, 'c> Runner<'a, 'c> {
                     by,
                 } => {
                     let bound = |v: (Value, SqlType), what: &str| -> Result<i64, SqlError> {
-                        match crate::types::explicit_cast(v.0, SqlType::Int4)? {
+                        match conversion::convert(v.0, Some(v.1), SqlType::Int4)? {
                             Value::Int4(n) => Ok(i64::from(n)),
                             _ => Err(SqlError::new(
                                 "22004",
@@ -965,25 +966,12 @@ impl<'a, 'c> Runner<'a, 'c> {
         })?;
         let n = rows.len();
         for row in rows {
-            match &self.vars[at].kind {
-                Kind::Record(_) => {
-                    self.vars[at].kind = Kind::Record(Some(shape.clone()));
-                    self.vars[at].value = Value::Record(row);
-                }
-                Kind::Row(fields) => {
-                    let fields = fields.clone();
-                    self.multi_assignment(row.len(), fields.len())?;
-                    self.vars[at].value = Value::Record(fit_row(row, &fields)?);
-                }
-                _ => {
-                    self.multi_assignment(row.len(), 1)?;
-                    let value = row.into_iter().next().unwrap_or(Value::Null);
-                    self.assign_at(
-                        at,
-                        value,
-                        shape.first().map(|s| s.1).unwrap_or(SqlType::Text),
-                    )?;
-                }
+            let width = row.len();
+            if let Some(row) = self.take_row(at, row, &shape, width)? {
+                self.multi_assignment(width, 1)?;
+                let value = row.into_iter().next().unwrap_or(Value::Null);
+                let ty = shape.first().map(|s| s.1).unwrap_or(SqlType::Text);
+                self.assign_at(at, value, ty)?;
             }
             if let Some(f) = ends(self.stmts(body)?) {
                 self.set_found(true);
@@ -1044,34 +1032,15 @@ impl<'a, 'c> Runner<'a, 'c> {
             .into_iter()
             .next()
             .unwrap_or_else(|| vec![Value::Null; shape.len()]);
-        if let [target] = into.targets.as_slice()
-            && let Some(at) = self.var_index(target)
-        {
-            match &self.resolved(at).kind {
-                Kind::Record(_) => {
-                    let at = self.resolved_index(at);
-                    self.vars[at].kind = Kind::Record(Some(shape));
-                    self.vars[at].value = Value::Record(row);
-                    return Ok(found);
+        let row = match into.targets.as_slice() {
+            [target] if let Some(at) = self.var_index(target) => {
+                match self.take_row(at, row, &shape, width)? {
+                    Some(row) => row,
+                    None => return Ok(found),
                 }
-                Kind::Row(fields) => {
-                    let fields = fields.clone();
-                    self.multi_assignment(width, fields.len())?;
-                    let at = self.resolved_index(at);
-                    self.vars[at].value = Value::Record(fit_row(row, &fields)?);
-                    return Ok(found);
-                }
-                // A variable of a composite type takes the row's columns
-                // as its fields, unless the row is one value of its type.
-                &Kind::Scalar(ty @ SqlType::Composite(c)) if !matches!(shape.as_slice(), [(_, t)] if *t == ty) =>
-                {
-                    self.multi_assignment(width, c.fields.len())?;
-                    self.assign_at(at, Value::Record(fit_row(row, &c.fields)?), ty)?;
-                    return Ok(found);
-                }
-                _ => {}
             }
-        }
+            _ => row,
+        };
         self.multi_assignment(width, into.targets.len())?;
         let mut values = row.into_iter().zip(shape.iter().map(|s| s.1));
         for target in &into.targets {
@@ -1081,9 +1050,48 @@ impl<'a, 'c> Runner<'a, 'c> {
         Ok(found)
     }
 
+    /// Puts `row` (of columns `shape`; `width`: its field count,
+    /// `usize::MAX` for no row) into the variable at `at` when that one
+    /// variable takes a whole row, as INTO and a FOR loop over rows do: a
+    /// record takes the row's shape; a row variable, and one of a
+    /// composite type, its fields (even from one column of that type, as
+    /// in PostgreSQL, where that is an error). Else the row back, for a
+    /// scalar target.
+    fn take_row(
+        &mut self,
+        at: usize,
+        row: Vec<Value>,
+        shape: &[(String, SqlType)],
+        width: usize,
+    ) -> Result<Option<Vec<Value>>, SqlError> {
+        match &self.resolved(at).kind {
+            Kind::Record(_) => {
+                let at = self.resolved_index(at);
+                self.vars[at].kind = Kind::Record(Some(shape.to_vec()));
+                self.vars[at].value = Value::Record(row);
+            }
+            // (Each field converted before the field counts are compared,
+            // as in PostgreSQL.)
+            Kind::Row(fields) => {
+                let fields = fields.clone();
+                let value = Value::Record(fit_row(row, &fields)?);
+                self.multi_assignment(width, fields.len())?;
+                let at = self.resolved_index(at);
+                self.vars[at].value = value;
+            }
+            &Kind::Scalar(ty @ SqlType::Composite(c)) => {
+                let value = Value::Record(fit_row(row, &c.fields)?);
+                self.multi_assignment(width, c.fields.len())?;
+                self.assign_at(at, value, ty)?;
+            }
+            _ => return Ok(Some(row)),
+        }
+        Ok(None)
+    }
+
     /// Whether ASSERT tests its condition (`plpgsql.check_asserts`).
     fn checks_asserts(&self) -> bool {
-        (self.cx.settings.show("plpgsql.check_asserts", None)).is_ok_and(|v| v == "on")
+        self.cx.settings.is_on("plpgsql.check_asserts")
     }
 
     /// `strict_multi_assignment` (`extra_checks.rs`) of a row of `source`
@@ -1106,9 +1114,8 @@ impl<'a, 'c> Runner<'a, 'c> {
     /// `#print_strict_params`, else the setting): each once, in the order
     /// they were declared, quoted as literals.
     fn with_strict_params(&self, error: SqlError, source: &Rows<'_>) -> SqlError {
-        let on = self.print_strict_params.unwrap_or_else(|| {
-            (self.cx.settings.show("plpgsql.print_strict_params", None)).is_ok_and(|v| v == "on")
-        });
+        let on = (self.print_strict_params)
+            .unwrap_or_else(|| self.cx.settings.is_on("plpgsql.print_strict_params"));
         if !on {
             return error;
         }
@@ -1675,7 +1682,7 @@ impl<'a, 'c> Runner<'a, 'c> {
                 if let Value::Record(values) = &mut var.value {
                     values[i] = match value {
                         Value::Null => Value::Null,
-                        v => crate::types::explicit_cast(v, shape[i].1)?,
+                        v => conversion::convert(v, None, shape[i].1)?,
                     };
                 }
                 return Ok(());
@@ -1707,11 +1714,7 @@ impl<'a, 'c> Runner<'a, 'c> {
         }
         match &var.kind {
             Kind::Scalar(want) => {
-                var.value = if value == Value::Null || *want == ty {
-                    value
-                } else {
-                    crate::types::explicit_cast(value, *want)?
-                };
+                var.value = conversion::convert(value, Some(ty), *want)?;
                 return self.meets_domain(at);
             }
             Kind::Record(_) => match value {
@@ -1821,7 +1824,7 @@ impl<'a, 'c> Runner<'a, 'c> {
         match self.eval(sql)?.0 {
             Value::Bool(b) => Ok(b),
             Value::Null => Ok(false),
-            other => match crate::types::explicit_cast(other, SqlType::Bool)? {
+            other => match conversion::convert(other, None, SqlType::Bool)? {
                 Value::Bool(b) => Ok(b),
                 _ => Ok(false),
             },
@@ -1925,7 +1928,7 @@ fn fit_row(fields: Vec<Value>, shape: &[(String, SqlType)]) -> Result<Vec<Value>
     (shape.iter())
         .map(|(_, ty)| match fields.next() {
             None | Some(Value::Null) => Ok(Value::Null),
-            Some(v) => crate::types::explicit_cast(v, *ty),
+            Some(v) => conversion::convert(v, None, *ty),
         })
         .collect()
 }

@@ -19,6 +19,8 @@
 //! - `plan_cache.rs`: the session's kept bodies, parsed once, and their
 //!   statements' plans, made once per function.
 //! - `conditions.rs`: exception condition names and what they catch.
+//! - `conversion.rs`: a value into a variable's (a field's, a result's)
+//!   type: an assignment cast, else through text.
 //! - `extra_checks.rs`: `plpgsql.extra_warnings` / `extra_errors`.
 //! - `set_returning.rs`: functions returning SETOF / TABLE, their rows
 //!   collected by RETURN NEXT / QUERY and read back as a FROM item's.
@@ -27,6 +29,7 @@
 
 pub mod calls;
 pub mod conditions;
+pub mod conversion;
 pub mod exec;
 pub mod extra_checks;
 pub mod parse;
@@ -167,7 +170,7 @@ pub fn call_returning(
                             )
                         },
                     )?;
-                    crate::types::explicit_cast(value, ty)?
+                    conversion::convert(value, None, ty)?
                 }
             };
             // A result of a domain meets its rules (PostgreSQL casts the
@@ -374,7 +377,7 @@ pub fn call_trigger(
             let row = values
                 .into_iter()
                 .zip(call.columns)
-                .map(|(v, (_, ty))| crate::types::explicit_cast(v, *ty))
+                .map(|(v, (_, ty))| conversion::convert(v, None, *ty))
                 .collect::<Result<Vec<_>, _>>()?;
             Ok(Some(row))
         }

@@ -79,7 +79,7 @@ impl ResultRows {
         let row = (row.into_iter().zip(&self.types))
             .map(|(v, ty)| match v {
                 Value::Null => Ok(Value::Null),
-                v => crate::types::explicit_cast(v, *ty),
+                v => super::conversion::convert(v, None, *ty),
             })
             .collect::<Result<Vec<_>, _>>()?;
         self.rows.push(row);

@@ -242,6 +242,7 @@ impl<'a> Target<'a> {
                 order: Vec::new(),
                 reads: None,
                 system: self.scope.tables[0].system > 0,
+                sample: None,
                 settings: cx.settings,
             })?;
             let types = self.scope.types();

@@ -365,6 +365,7 @@ impl VisitorMut for Inline<'_> {
             name,
             alias,
             args: None,
+            sample,
             ..
         } = factor
         else {
@@ -378,6 +379,15 @@ impl VisitorMut for Inline<'_> {
             return ControlFlow::Continue(());
         };
         if self.hidden.iter().flatten().any(|n| *n == wanted) {
+            return ControlFlow::Continue(());
+        }
+        // A WITH query sampled: a name the FROM clause refuses
+        // (`tablesample::not_a_table`).
+        if sample.is_some() {
+            *name = ObjectName(vec![ObjectNamePart::Identifier(Ident::with_quote(
+                '"',
+                crate::tablesample::SAMPLED_CTE,
+            ))]);
             return ControlFlow::Continue(());
         }
         if let Some(marker) = marker {

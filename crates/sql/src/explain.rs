@@ -1052,6 +1052,23 @@ pub(crate) fn scan_node(
 ) -> Node {
     let mut details = Vec::new();
     let title = match &plan.access {
+        Access::Seq if let Some(sample) = &plan.sample => {
+            let mut sampling = format!(
+                "Sampling: {} ({})",
+                sample.method.name(),
+                conjunction(
+                    std::slice::from_ref(&sample.percent),
+                    columns,
+                    &relation.types
+                )
+            );
+            if let Some(seed) = &sample.repeatable {
+                let seed = conjunction(std::slice::from_ref(seed), columns, &relation.types);
+                sampling.push_str(&format!(" REPEATABLE ({seed})"));
+            }
+            details.push(sampling);
+            format!("Sample Scan on {table}")
+        }
         Access::Seq => format!("Seq Scan on {table}"),
         Access::Index {
             index,

@@ -708,6 +708,7 @@ enum Base {
     Table {
         label: String,
         relation: Arc<Relation>,
+        sample: Option<crate::tablesample::Sample>,
     },
     System {
         label: String,
@@ -1080,7 +1081,11 @@ impl FromClause<'_> {
         for (n, base) in bases.into_iter().enumerate() {
             let filter = std::mem::take(&mut pushed[n]);
             let leaf = match base {
-                Base::Table { label, relation } => {
+                Base::Table {
+                    label,
+                    relation,
+                    sample,
+                } => {
                     let (reads, order) = if single {
                         (reads.clone(), order.clone())
                     } else {
@@ -1092,6 +1097,7 @@ impl FromClause<'_> {
                         order,
                         reads,
                         system: scope.tables[n].system > 0,
+                        sample,
                         settings: cx.settings,
                     })?;
                     if single {
@@ -1154,6 +1160,7 @@ impl FromClause<'_> {
                                 order: Vec::new(),
                                 reads: None,
                                 system: false,
+                                sample: None,
                                 settings: cx.settings,
                             })?;
                             Ok((relation, plan, reordered))
@@ -1508,12 +1515,19 @@ fn base(
         alias,
         args,
         with_ordinality,
+        sample,
         ..
     } = factor
     else {
         return Err(SqlError::unsupported(format!("the FROM item {factor}")));
     };
     let alias_name = alias.as_ref().map(|a| names::ident(&a.name));
+    // A TABLESAMPLE is bound on a table (or materialized view) only.
+    let sample = sample.as_ref();
+    let not_sampled = || match sample {
+        Some(_) => Err(crate::tablesample::not_a_table()),
+        None => Ok(()),
+    };
     if let Some(args) = args {
         if before.width() > 0 && reads_columns(&args.args) {
             let derived = lateral_function(name, &args.args, alias.as_ref(), *with_ordinality)?;
@@ -1539,6 +1553,7 @@ fn base(
         return Ok((base, table));
     }
     if let Some(system) = SystemRelation::lookup(name)? {
+        not_sampled()?;
         let label = match &alias_name {
             Some(a) => format!("{} {a}", system.name()),
             None => system.name().to_string(),
@@ -1570,6 +1585,7 @@ fn base(
         && let Some((label, table, scope)) =
             crate::modifying_cte::reference(cx, &names::ident(id), alias.as_ref(), offset)?
     {
+        not_sampled()?;
         return Ok((Base::WorkTable { label, table }, scope));
     }
     if let [sqlparser::ast::ObjectNamePart::Identifier(id)] = name.0.as_slice()
@@ -1577,6 +1593,7 @@ fn base(
         && let Some((reference, table)) =
             crate::recursive::reference(cx, txn, &names::ident(id), alias.as_ref(), offset)?
     {
+        not_sampled()?;
         let base = match reference {
             Reference::WorkTable { label, table } => Base::WorkTable { label, table },
             Reference::Union { label, planned } => Base::Derived {
@@ -1587,12 +1604,18 @@ fn base(
         };
         return Ok((base, table));
     }
+    if let [sqlparser::ast::ObjectNamePart::Identifier(id)] = name.0.as_slice()
+        && id.value == crate::tablesample::SAMPLED_CTE
+    {
+        not_sampled()?;
+    }
     let table_name = names::relation(name)?;
     let found = access::relation(cx, txn, &table_name);
     // A view (looked for only when no table has the name).
     if found.is_err()
         && let Some((factor, view)) = crate::views::factor(cx, txn, &table_name, alias.as_ref())?
     {
+        not_sampled()?;
         let select = crate::privileges::SELECT;
         crate::privileges::note(cx, view.def.oid, &table_name, "view", select);
         // What the view reads is checked with its owner's privileges
@@ -1623,6 +1646,7 @@ fn base(
         // A sequence (looked for only when no table has the name).
         Err(e) => match cx.db.catalog().sequence(txn, &table_name) {
             Ok(Some(def)) => {
+                not_sampled()?;
                 let table = ScopeTable {
                     system: 0,
                     domains: Vec::new(),
@@ -1691,7 +1715,8 @@ fn base(
         let planned =
             crate::row_security::as_parts_of(cx, txn, &relation.def, || match partitioned {
                 true => {
-                    partitioned_base(cx, txn, &relation, qualifier, before, outer, pushed, system)
+                    let within = (before, outer, pushed, sample);
+                    partitioned_base(cx, txn, &relation, qualifier, within, system)
                 }
                 false => {
                     let scans = crate::inheritance::tree::scans(cx, txn, &relation.def)?;
@@ -1699,8 +1724,8 @@ fn base(
                         .iter()
                         .map(|n| format!("ONLY {}", written_relation(n)))
                         .collect();
-                    let branches =
-                        branch_queries(&relation, &qualifier, system, outer, pushed, &scans)?;
+                    let (read, within) = ((qualifier.as_str(), system), (outer, pushed, sample));
+                    let branches = branch_queries(&relation, read, within, &scans)?;
                     union_all_base(cx, txn, branches, &relation, qualifier, offset, system)
                 }
             });
@@ -1742,26 +1767,40 @@ fn base(
     let qualifier = alias_name.unwrap_or(table_name);
     let mut table = ScopeTable::of_relation(qualifier, &relation, offset, system);
     table.uses = Some(uses);
-    Ok((Base::Table { label, relation }, table))
+    let sample = sample.map(crate::tablesample::Sample::bind).transpose()?;
+    let base = Base::Table {
+        label,
+        relation,
+        sample,
+    };
+    Ok((base, table))
 }
+
+/// Where a partitioned table stands in its FROM clause: the items
+/// before it, the query around it, the conditions taken from that
+/// query, and the item's TABLESAMPLE.
+type Within<'a, 'b> = (
+    &'a Scope,
+    Option<crate::pushdown::Outer<'a>>,
+    &'b mut Vec<Expr>,
+    Option<&'a sqlparser::ast::TableSampleKind>,
+);
 
 /// A partitioned table in FROM (README "Partitioned tables"): the
 /// partitions the WHERE's key conditions leave (`partitions/tree.rs`
 /// `Tree::prune`), one scanned under the table's name, several as the
 /// UNION ALL of their scans (PostgreSQL's Append), each taking the
-/// WHERE's conditions it may.
-#[allow(clippy::too_many_arguments)]
+/// WHERE's conditions it may; a TABLESAMPLE samples each.
 fn partitioned_base(
     cx: &Ctx<'_>,
     txn: &Transaction,
     relation: &Arc<Relation>,
     qualifier: String,
-    before: &Scope,
-    outer: Option<crate::pushdown::Outer<'_>>,
-    pushed: &mut Vec<Expr>,
+    (before, outer, pushed, sample): Within<'_, '_>,
     system: bool,
 ) -> Result<(Base, ScopeTable), SqlError> {
     let offset = before.width();
+    let bound = || sample.map(crate::tablesample::Sample::bind).transpose();
     let tree = crate::partitions::Tree::of(cx, txn, &relation.def)?
         .ok_or_else(|| SqlError::new("XX000", "a partitioned table without its key"))?;
     let conjuncts = (outer.as_ref())
@@ -1786,6 +1825,7 @@ fn partitioned_base(
             Base::Table {
                 label,
                 relation: child,
+                sample: bound()?,
             },
             table,
         ));
@@ -1801,6 +1841,7 @@ fn partitioned_base(
             Base::Table {
                 label,
                 relation: relation.clone(),
+                sample: bound()?,
             },
             table,
         ));
@@ -1808,7 +1849,12 @@ fn partitioned_base(
     let scans: Vec<String> = (keep.iter())
         .map(|&at| written_relation(&tree.parts[at].name))
         .collect();
-    let branches = branch_queries(relation, &qualifier, system, outer, pushed, &scans)?;
+    let branches = branch_queries(
+        relation,
+        (&qualifier, system),
+        (outer, pushed, sample),
+        &scans,
+    )?;
     if let Some(at_start) = at_start {
         return partitions_at_start(
             cx, txn, relation, qualifier, offset, system, branches, at_start,
@@ -1831,10 +1877,12 @@ fn written_relation(name: &str) -> String {
 /// partitioned table's or an inheritance parent's Append.
 fn branch_queries(
     relation: &Arc<Relation>,
-    qualifier: &str,
-    system: bool,
-    outer: Option<crate::pushdown::Outer<'_>>,
-    pushed: &mut Vec<Expr>,
+    (qualifier, system): (&str, bool),
+    (outer, pushed, sample): (
+        Option<crate::pushdown::Outer<'_>>,
+        &mut Vec<Expr>,
+        Option<&sqlparser::ast::TableSampleKind>,
+    ),
     scans: &[String],
 ) -> Result<Vec<sqlparser::ast::Query>, SqlError> {
     let mut items: Vec<String> = (relation.def.columns.iter())
@@ -1863,9 +1911,14 @@ fn branch_queries(
         else {
             return Err(SqlError::new("XX000", "a partition's scan"));
         };
-        let sqlparser::ast::Statement::Query(query) = *statement else {
+        let sqlparser::ast::Statement::Query(mut query) = *statement else {
             return Err(SqlError::new("XX000", "a partition's scan"));
         };
+        if let sqlparser::ast::SetExpr::Select(select) = query.body.as_mut()
+            && let TableFactor::Table { sample: s, .. } = &mut select.from[0].relation
+        {
+            *s = sample.cloned();
+        }
         let query = match outer.and_then(|o| {
             crate::pushdown::into_subquery(
                 &query,

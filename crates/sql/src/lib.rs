@@ -218,6 +218,7 @@ mod system_operator;
 mod system_proc;
 mod table_command;
 mod table_functions;
+mod tablesample;
 mod temp_tables;
 mod text_bytes;
 mod thread_scope;

@@ -226,6 +226,9 @@ pub struct ScanPlan {
     /// Each row carries the table's system columns after its own
     /// (`system_columns.rs`).
     pub system: bool,
+    /// The rows a TABLESAMPLE keeps (`tablesample.rs`; a sequential
+    /// scan).
+    pub sample: Option<Box<crate::tablesample::Sample>>,
 }
 
 /// A conjunct an index can answer: a column compared with values known
@@ -245,6 +248,7 @@ pub struct Request<'a> {
     pub reads: Option<Vec<usize>>,
     /// The rows carry the system columns (`ScanPlan::system`).
     pub system: bool,
+    pub sample: Option<crate::tablesample::Sample>,
     pub settings: &'a Settings,
 }
 
@@ -292,6 +296,8 @@ pub fn plan(mut request: Request<'_>) -> Result<ScanPlan, SqlError> {
         rank.matched > 0 || rank.ordered || !settings.enabled("enable_seqscan")
     });
     let best = best.filter(|(rank, c)| worth_it(&request, rank, c));
+    // (A sample is taken from the table's blocks in order.)
+    let best = best.filter(|_| request.sample.is_none());
     Ok(match best {
         Some((_, c)) => ScanPlan {
             index_cond: c.used.iter().map(|&i| request.filter[i].clone()).collect(),
@@ -309,6 +315,7 @@ pub fn plan(mut request: Request<'_>) -> Result<ScanPlan, SqlError> {
             limit: None,
             reads: request.reads,
             system: request.system,
+            sample: None,
         },
         None => ScanPlan {
             access: Access::Seq,
@@ -318,6 +325,7 @@ pub fn plan(mut request: Request<'_>) -> Result<ScanPlan, SqlError> {
             limit: None,
             reads: request.reads,
             system: request.system,
+            sample: request.sample.map(Box::new),
         },
     })
 }

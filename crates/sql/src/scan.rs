@@ -209,7 +209,20 @@ fn seq_scan(
     };
     let fixed = crate::truth::fix_params(&plan.filter, env);
     let filter: &[Scalar] = &fixed;
+    // A TABLESAMPLE's choice, by the rows' `ctid`s.
+    let sample = match &plan.sample {
+        Some(sample) => Some((
+            crate::tablesample::Sampler::start(sample, env)?,
+            crate::system_columns::Filler::of(relation)?,
+        )),
+        None => None,
+    };
     let scanned = relation.visit_rows(txn, reads, |tid, row| {
+        if let Some((sampler, blocks)) = &sample
+            && !sampler.keeps(blocks.block(tid)?, tid.item.0 + 1)
+        {
+            return Ok(true);
+        }
         read += 1;
         if let Some(system) = &system {
             system.append(relation, tid, row)?;

@@ -379,6 +379,13 @@ fn correlated(
                 TableFactor::UNNEST { array_exprs, .. } => {
                     let _ = array_exprs.visit(&mut in_from);
                 }
+                // So does a TABLESAMPLE's percentage and seed.
+                TableFactor::Table {
+                    sample: Some(sample),
+                    ..
+                } => {
+                    let _ = sample.visit(&mut in_from);
+                }
                 // A derived table (not LATERAL) sees no sibling FROM
                 // item either: a name its query's own FROM does not have
                 // is the outer query's (PostgreSQL's outer reference).

@@ -195,6 +195,15 @@ impl Filler {
         Some(Tid { page, item })
     }
 
+    /// The block of `ctid` that holds `tid`.
+    pub fn block(&self, tid: Tid) -> Result<u32, SqlError> {
+        let block = self
+            .pages
+            .binary_search(&tid.page)
+            .map_err(|_| SqlError::new("XX000", format!("row {tid} is on no page of its table")))?;
+        Ok(block as u32)
+    }
+
     /// Appends the system columns of the version at `tid` to `row`.
     pub fn append(
         &self,
@@ -202,17 +211,14 @@ impl Filler {
         tid: Tid,
         row: &mut Vec<Value>,
     ) -> Result<(), SqlError> {
-        let block = self
-            .pages
-            .binary_search(&tid.page)
-            .map_err(|_| SqlError::new("XX000", format!("row {tid} is on no page of its table")))?;
+        let block = self.block(tid)?;
         let header = relation
             .table
             .header(tid)
             .map_err(folio_catalog::CatalogError::from)?
             .ok_or_else(|| SqlError::new("XX000", format!("no row version at {tid}")))?;
         row.push(Value::Oid(self.oid));
-        row.push(Value::Tid(block as u32, tid.item.0 + 1));
+        row.push(Value::Tid(block, tid.item.0 + 1));
         row.push(Value::Xid(header.xmin.0));
         row.push(Value::Xid(header.xmax.0));
         Ok(())

@@ -449,7 +449,7 @@ pub fn check_option_allowed(
 
 const NOT_SINGLE: &str =
     "Views that do not select from a single table or view are not automatically updatable.";
-const DETAILS: [&str; 11] = [
+const DETAILS: [&str; 12] = [
     "Views containing DISTINCT are not automatically updatable.",
     "Views containing GROUP BY are not automatically updatable.",
     "Views containing HAVING are not automatically updatable.",
@@ -461,6 +461,7 @@ const DETAILS: [&str; 11] = [
     "Views that return set-returning functions are not automatically updatable.",
     NOT_SINGLE,
     "Views that have no updatable columns are not automatically updatable.",
+    "Views containing TABLESAMPLE are not automatically updatable.",
 ];
 
 /// PostgreSQL's 55000 for a change of view `name` that is not updatable.
@@ -558,6 +559,7 @@ impl Level {
             name,
             alias,
             args: None,
+            sample,
             ..
         } = &from.relation
         else {
@@ -570,6 +572,9 @@ impl Level {
         let Some(base_columns) = columns_of(&base)? else {
             return refuse(9);
         };
+        if sample.is_some() {
+            return refuse(11);
+        }
         // The names the view's query qualifies its base's columns with.
         let mut prefixes = vec![vec![folio_catalog::unqualified(&base).to_string()]];
         if let Some(alias) = alias {

@@ -59,6 +59,13 @@ fn value_hash(value: &Value, seed: u64) -> Result<u64, SqlError> {
     })
 }
 
+/// PostgreSQL's 32-bit `hash_any` of `key` (TABLESAMPLE's choice of
+/// rows, `tablesample.rs`): `hash_bytes_extended` with no seed gives it
+/// in its low word.
+pub fn hash_any(key: &[u8]) -> u32 {
+    bytes_hash(key, 0) as u32
+}
+
 /// Bob Jenkins' lookup3 mixing steps, as PostgreSQL's `hashfn.c`.
 fn mix(a: &mut u32, b: &mut u32, c: &mut u32) {
     *a = a.wrapping_sub(*c);

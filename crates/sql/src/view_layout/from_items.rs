@@ -97,6 +97,7 @@ impl Printer<'_> {
                 alias,
                 args,
                 with_ordinality,
+                sample,
                 ..
             } => {
                 if let Some(args) = args {
@@ -143,6 +144,23 @@ impl Printer<'_> {
                 }
                 if let Some(alias) = alias {
                     self.alias_columns(alias);
+                }
+                if let Some((method, args, seed)) =
+                    sample.as_ref().and_then(crate::tablesample::written)
+                {
+                    self.out.push_str(&format!(" TABLESAMPLE {method} ("));
+                    for (i, arg) in args.into_iter().enumerate() {
+                        if i > 0 {
+                            self.out.push_str(", ");
+                        }
+                        self.expr(arg, Parent::Tight);
+                    }
+                    self.out.push(')');
+                    if let Some(seed) = seed {
+                        self.out.push_str(" REPEATABLE (");
+                        self.expr(seed, Parent::Tight);
+                        self.out.push(')');
+                    }
                 }
             }
             TableFactor::Derived {

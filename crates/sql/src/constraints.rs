@@ -626,6 +626,14 @@ impl Constraints {
         out
     }
 
+    /// Keeps `row` (in this partitioned partition's column order), which
+    /// an UPDATE through an ancestor moved out of one of its partitions
+    /// and out of its own bound, for the ancestor to route from the table
+    /// the statement names ([`Constraints::take_moved`]).
+    pub(crate) fn pass_up(&self, row: Vec<Value>) {
+        self.moved.borrow_mut().push(row);
+    }
+
     /// Makes each partition of this partitioned table (at every level)
     /// keep the rows an update moves out of it ([`Constraints::moves`]):
     /// a MERGE's, whose matched rows are updated in their leaf.

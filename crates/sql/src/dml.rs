@@ -1349,16 +1349,34 @@ impl Change {
                 // (Each in the partitioned table's column order.)
                 let mut moved = Vec::new();
                 for change in &parts.changes {
-                    if let Change::Update {
-                        constraints,
-                        relation,
-                        ..
-                    } = change
-                    {
-                        let map = ColumnMap::between(&parts.relation.def, &relation.def);
-                        let rows = constraints.take_moved().into_iter();
-                        moved.extend(rows.map(|row| column_map::up(map.as_ref(), row)));
+                    let (constraints, relation) = match change {
+                        Change::Update {
+                            constraints,
+                            relation,
+                            ..
+                        } => (constraints, relation),
+                        // A partitioned partition's: the rows that left it
+                        // (below).
+                        Change::Parts(inner) => (&inner.constraints, &inner.relation),
+                        _ => continue,
+                    };
+                    let map = ColumnMap::between(&parts.relation.def, &relation.def);
+                    let rows = constraints.take_moved().into_iter();
+                    moved.extend(rows.map(|row| column_map::up(map.as_ref(), row)));
+                }
+                // This table a partition the UPDATE reached through an
+                // ancestor: a row leaving its bound goes up to be routed
+                // from the table the statement names, as PostgreSQL's
+                // (not refused here by this table's bound).
+                if parts.constraints.moves {
+                    let mut here = Vec::new();
+                    for row in moved {
+                        match parts.constraints.moves_out(&row)? {
+                            true => parts.constraints.pass_up(row),
+                            false => here.push(row),
+                        }
                     }
+                    moved = here;
                 }
                 let leaves = match moved.is_empty() {
                     true => None,

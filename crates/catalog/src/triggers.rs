@@ -270,6 +270,33 @@ impl Catalog {
         self.drop_member(txn, &TRIGGERS, table, name, missing)
     }
 
+    /// `ALTER TRIGGER name ON table RENAME TO new`: 42704 if the table
+    /// (oid `table`, shown as `table_name`) has no trigger `name`, then
+    /// 42710 if it has one called `new` (PostgreSQL's order).
+    pub fn rename_trigger(
+        &self,
+        txn: &mut Transaction,
+        table: u64,
+        table_name: &str,
+        name: &str,
+        new: &str,
+    ) -> Result<(), CatalogError> {
+        let missing =
+            || CatalogError::NoSuchTrigger(name.to_string(), display(table_name).to_string());
+        let taken =
+            || CatalogError::TriggerExists(new.to_string(), display(table_name).to_string());
+        let (tid, class) = self.locked_member(txn, &TRIGGERS, table, name, missing)?;
+        let new_row = TRIGGERS.row_name(table, new);
+        if self.class(txn, &new_row)?.is_some() {
+            return Err(taken());
+        }
+        self.rename_class_row(txn, tid, class, &new_row)
+            .map_err(|e| match e {
+                CatalogError::Exists(_) => taken(),
+                other => other,
+            })
+    }
+
     /// `ALTER TABLE ... ENABLE [ALWAYS | REPLICA] | DISABLE TRIGGER
     /// name`: sets when it fires; 42704 if there is none of that name.
     pub fn enable_trigger(

@@ -64,7 +64,13 @@ pub fn parenthesized(text: &str) -> String {
         // pair.
         fn pre_visit_expr(&mut self, expr: &mut Expr) -> ControlFlow<()> {
             while let Expr::Nested(inner) = expr
-                && matches!(inner.as_ref(), Expr::BinaryOp { .. } | Expr::Nested(_))
+                && matches!(
+                    inner.as_ref(),
+                    Expr::BinaryOp { .. }
+                        | Expr::IsDistinctFrom(..)
+                        | Expr::IsNotDistinctFrom(..)
+                        | Expr::Nested(_)
+                )
             {
                 *expr = (**inner).clone();
             }
@@ -73,7 +79,9 @@ pub fn parenthesized(text: &str) -> String {
 
         fn post_visit_expr(&mut self, expr: &mut Expr) -> ControlFlow<()> {
             match expr {
-                Expr::BinaryOp { .. } => *expr = Expr::Nested(Box::new(expr.clone())),
+                Expr::BinaryOp { .. } | Expr::IsDistinctFrom(..) | Expr::IsNotDistinctFrom(..) => {
+                    *expr = Expr::Nested(Box::new(expr.clone()))
+                }
                 // A type the parser knows prints in its own words
                 // (`INTERVAL`): PostgreSQL's name again.
                 Expr::Cast { data_type, .. } => {

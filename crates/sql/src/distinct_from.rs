@@ -11,7 +11,10 @@
 //! puts each parsed statement's nodes right.
 
 use sqlparser::ast::helpers::attached_token::AttachedToken;
-use sqlparser::ast::{BinaryOperator, CaseWhen, Expr, Value, VisitMut, visit_expressions_mut};
+use sqlparser::ast::{
+    BinaryOperator, CaseWhen, Expr, FunctionArg, FunctionArgExpr, FunctionArguments, Value,
+    VisitMut, visit_expressions_mut,
+};
 use std::ops::ControlFlow;
 
 /// `node` with each `IS [NOT] DISTINCT FROM` whose right operand sqlparser
@@ -65,8 +68,29 @@ fn regrouped(e: Expr) -> Expr {
 }
 
 /// The `CASE` that `a IS DISTINCT FROM b` (`distinct`) or `a IS NOT
-/// DISTINCT FROM b` is.
+/// DISTINCT FROM b` is. Two row constructors of as many fields compare
+/// field by field, as PostgreSQL's: distinct when a pair of fields is
+/// (`ROW(1, NULL) IS DISTINCT FROM ROW(1, NULL)` is false, where their
+/// `<>` is NULL).
 pub fn as_case(a: &Expr, b: &Expr, distinct: bool) -> Expr {
+    if let (Some(a_fields), Some(b_fields)) = (row_fields(a), row_fields(b))
+        && a_fields.len() == b_fields.len()
+        && !a_fields.is_empty()
+    {
+        let op = if distinct {
+            BinaryOperator::Or
+        } else {
+            BinaryOperator::And
+        };
+        let pairs = a_fields.iter().zip(&b_fields);
+        let mut each = pairs.map(|(x, y)| as_case(x, y, distinct));
+        let first = each.next().expect("a field, checked above");
+        return each.fold(first, |left, right| Expr::BinaryOp {
+            left: Box::new(left),
+            op: op.clone(),
+            right: Box::new(right),
+        });
+    }
     let nested = |e: &Expr| Box::new(Expr::Nested(Box::new(e.clone())));
     let b_null = if distinct {
         Expr::IsNotNull(nested(b))
@@ -97,5 +121,24 @@ pub fn as_case(a: &Expr, b: &Expr, distinct: bool) -> Expr {
             op,
             right: nested(b),
         })),
+    }
+}
+
+/// The fields of a row constructor, `ROW(a, b)` or `(a, b)` (none for a
+/// `ROW(t.*)`, whose fields are its table's).
+fn row_fields(e: &Expr) -> Option<Vec<Expr>> {
+    match e {
+        Expr::Nested(inner) => row_fields(inner),
+        Expr::Tuple(items) => Some(items.clone()),
+        Expr::Function(f) if f.name.to_string().eq_ignore_ascii_case("row") => match &f.args {
+            FunctionArguments::List(list) => (list.args.iter())
+                .map(|arg| match arg {
+                    FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) => Some(e.clone()),
+                    _ => None,
+                })
+                .collect(),
+            _ => None,
+        },
+        _ => None,
     }
 }

@@ -56,6 +56,9 @@ pub fn drop_column(
             drop_column(cx, txn, &mut Vec::new(), table, &quoted, false, true)?;
         }
     }
+    if let Some(def) = cx.db.catalog().table(txn, table)? {
+        crate::trigger_statements::drop_of_column(cx, txn, notices, &def, &column, cascade)?;
+    }
     let uses = |text: &str| names_column(text, &column);
     let dropped = (cx.db.catalog().table(txn, table)?)
         .and_then(|d| Some((d.oid, d.layout.slot(d.column(&column)?))));

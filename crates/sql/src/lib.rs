@@ -232,6 +232,7 @@ mod top_n;
 pub(crate) mod transaction_control;
 mod transaction_modes;
 mod trigger_statements;
+mod trigger_when;
 mod triggers;
 mod truth;
 mod ts_config;

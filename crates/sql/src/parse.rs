@@ -138,6 +138,8 @@ pub enum Parsed {
     CreateRule(Box<crate::rule_statements::Create>),
     /// `DROP RULE` or `ALTER RULE ... RENAME TO`: `rule_statements.rs`.
     RuleNamed(crate::rule_statements::Named),
+    /// `ALTER TRIGGER name ON table RENAME TO new` (sqlparser has none).
+    RenameTrigger(crate::trigger_statements::Rename),
     /// `BEGIN`, `START TRANSACTION`, `SET TRANSACTION` or `SET SESSION
     /// CHARACTERISTICS AS TRANSACTION` whose modes name `[NOT] DEFERRABLE`
     /// (sqlparser reads none): the statement without it, and whether it
@@ -669,6 +671,9 @@ pub fn statements(sql: &str) -> Result<Vec<Parsed>, SqlError> {
                     &text,
                     at == 4,
                 )?))
+            }
+            Some(Keyword::ALTER) if second.and_then(keyword) == Some(Keyword::TRIGGER) => {
+                Parsed::RenameTrigger(crate::trigger_statements::parse_rename(&spanned[2..])?)
             }
             Some(Keyword::DROP | Keyword::ALTER)
                 if matches!(second, Some(Token::Word(w))

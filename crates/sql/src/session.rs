@@ -716,6 +716,7 @@ impl Session {
             | Parsed::CreateTrigger { .. }
             | Parsed::CreateRule(_)
             | Parsed::RuleNamed(_)
+            | Parsed::RenameTrigger(_)
             | Parsed::CreatePartitioned { .. }
             | Parsed::CreateLike { .. }
             | Parsed::AttachPartition { .. }) => {
@@ -3524,6 +3525,7 @@ pub(crate) fn run_utility(
         }
         Parsed::CreateRule(create) => crate::rule_statements::create(cx, txn, create),
         Parsed::RuleNamed(named) => crate::rule_statements::drop_or_rename(cx, txn, notices, named),
+        Parsed::RenameTrigger(rename) => crate::trigger_statements::rename(cx, txn, rename),
         Parsed::CreatePartitioned { create, spec } => {
             crate::partitions::ddl::create(cx, txn, notices, create, spec)
         }

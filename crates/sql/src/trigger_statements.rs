@@ -13,10 +13,13 @@ use folio_catalog::{
 };
 use folio_db::Transaction;
 use sqlparser::ast::{
-    AlterTableOperation, CreateTrigger, DropTrigger, Expr, Ident, Statement, TriggerEvent,
+    AlterTableOperation, CreateTrigger, DropTrigger, Ident, ObjectName, Statement, TriggerEvent,
     TriggerObject, TriggerPeriod, TriggerReferencingType,
 };
-use std::ops::ControlFlow;
+use sqlparser::dialect::PostgreSqlDialect;
+use sqlparser::keywords::Keyword;
+use sqlparser::parser::Parser;
+use sqlparser::tokenizer::TokenWithSpan;
 
 /// `CREATE [OR REPLACE] TRIGGER name {BEFORE | AFTER | INSTEAD OF} event
 /// [OR ...] ON table [REFERENCING {OLD | NEW} TABLE [AS] n ...] [FOR
@@ -108,7 +111,7 @@ pub fn create(
     }
     let mut columns = Vec::new();
     for event in &create.events {
-        kind |= match event {
+        let bit = match event {
             TriggerEvent::Insert => TRIGGER_INSERT,
             TriggerEvent::Delete => TRIGGER_DELETE,
             TriggerEvent::Update(of) => {
@@ -118,6 +121,12 @@ pub fn create(
                         return Err(SqlError::new(
                             "42703",
                             format!("column \"{column}\" of relation \"{bare}\" does not exist"),
+                        ));
+                    }
+                    if columns.contains(&column) {
+                        return Err(SqlError::new(
+                            "42701",
+                            format!("column \"{column}\" specified more than once"),
                         ));
                     }
                     columns.push(column);
@@ -132,21 +141,34 @@ pub fn create(
             }
             TriggerEvent::Truncate => TRIGGER_TRUNCATE,
         };
+        // `UPDATE OR UPDATE OF a` too (PostgreSQL's grammar refuses it).
+        if kind & bit != 0 {
+            return Err(SqlError::syntax(
+                "duplicate trigger events specified at or near \"ON\"",
+            ));
+        }
+        kind |= bit;
     }
     let when = match &create.condition {
         Some(condition) => {
-            check_when(condition, kind)?;
-            Some(when_text(condition))
+            crate::trigger_when::check(condition, kind)?;
+            Some(crate::trigger_when::text(condition))
         }
         None => None,
     };
     let (old_table, new_table) = transition_tables(create, kind, !columns.is_empty())?;
     if row && (old_table.is_some() || new_table.is_some()) {
-        let partition = cx.db.catalog().table(txn, &table_name)?;
-        if partition.is_some_and(|d| d.partition_of().is_some()) {
+        let table = cx.db.catalog().table(txn, &table_name)?;
+        if table.as_ref().is_some_and(|d| d.partition_of().is_some()) {
             return Err(SqlError::new(
                 "0A000",
                 "ROW triggers with transition tables are not supported on partitions",
+            ));
+        }
+        if table.is_some_and(|d| !d.parents().is_empty()) {
+            return Err(SqlError::new(
+                "0A000",
+                "ROW triggers with transition tables are not supported on inheritance children",
             ));
         }
     }
@@ -281,55 +303,6 @@ fn refuse_unsupported(create: &CreateTrigger) -> Result<(), SqlError> {
     }
 }
 
-/// PostgreSQL's rules for `WHEN`: an INSERT trigger's may not read OLD,
-/// a DELETE trigger's NEW, a statement trigger's neither (42P17).
-fn check_when(condition: &Expr, kind: u16) -> Result<(), SqlError> {
-    let mut error = None;
-    let _ = sqlparser::ast::visit_expressions(condition, |e| {
-        if let Expr::CompoundIdentifier(ids) = e
-            && let Some(first) = ids.first()
-        {
-            let record = names::ident(first);
-            let statement = kind & TRIGGER_ROW == 0;
-            if statement && (record == "old" || record == "new") {
-                error = Some("statement trigger's WHEN condition cannot reference column values");
-            } else if record == "old" && kind & TRIGGER_INSERT != 0 {
-                error = Some("INSERT trigger's WHEN condition cannot reference OLD values");
-            } else if record == "new" && kind & TRIGGER_DELETE != 0 {
-                error = Some("DELETE trigger's WHEN condition cannot reference NEW values");
-            }
-        }
-        ControlFlow::<()>::Continue(())
-    });
-    match error {
-        Some(message) => Err(SqlError::new("42P17", message)),
-        None => Ok(()),
-    }
-}
-
-/// A `WHEN` condition as stored: without the parentheses around it,
-/// its unquoted names lower case (as PostgreSQL prints them back).
-fn when_text(condition: &Expr) -> String {
-    let mut condition = condition.clone();
-    while let Expr::Nested(inner) = condition {
-        condition = *inner;
-    }
-    let _ = sqlparser::ast::visit_expressions_mut(&mut condition, |e| {
-        let ids = match e {
-            Expr::Identifier(id) => std::slice::from_mut(id),
-            Expr::CompoundIdentifier(ids) => ids.as_mut_slice(),
-            _ => &mut [],
-        };
-        for id in ids {
-            if id.quote_style.is_none() {
-                id.value = id.value.to_lowercase();
-            }
-        }
-        ControlFlow::<()>::Continue(())
-    });
-    condition.to_string()
-}
-
 /// `DROP TRIGGER [IF EXISTS] name ON table`.
 pub fn drop(
     cx: &Ctx<'_>,
@@ -375,6 +348,92 @@ pub fn drop(
         .catalog()
         .drop_trigger(txn, table, &table_name, &name)?;
     Ok(Output::command("DROP TRIGGER"))
+}
+
+/// `ALTER TRIGGER name ON table RENAME TO new` (sqlparser has none).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Rename {
+    pub name: String,
+    pub table: ObjectName,
+    pub new: String,
+}
+
+/// The rest of `ALTER TRIGGER` (after the two words).
+pub fn parse_rename(tokens: &[TokenWithSpan]) -> Result<Rename, SqlError> {
+    static DIALECT: PostgreSqlDialect = PostgreSqlDialect {};
+    let mut p = Parser::new(&DIALECT).with_tokens_with_locations(tokens.to_vec());
+    let syntax = |e: sqlparser::parser::ParserError| SqlError::syntax(e.to_string());
+    let name = names::ident(&p.parse_identifier().map_err(syntax)?);
+    p.expect_keyword(Keyword::ON).map_err(syntax)?;
+    let table = p.parse_object_name(false).map_err(syntax)?;
+    p.expect_keywords(&[Keyword::RENAME, Keyword::TO])
+        .map_err(syntax)?;
+    let new = names::ident(&p.parse_identifier().map_err(syntax)?);
+    match p.peek_token().token {
+        sqlparser::tokenizer::Token::EOF => Ok(Rename { name, table, new }),
+        other => Err(SqlError::syntax(format!(
+            "syntax error at or near \"{other}\""
+        ))),
+    }
+}
+
+/// Runs `ALTER TRIGGER ... RENAME TO`, as PostgreSQL 15's: a clone of a
+/// partitioned table's trigger is not renamed alone (XX000, PostgreSQL
+/// gives no code); a partitioned table's row trigger's clones are renamed
+/// with it, down the tree (a partition with a trigger of the new name:
+/// 42710).
+pub fn rename(cx: &Ctx<'_>, txn: &mut Transaction, rename: &Rename) -> Result<Output, SqlError> {
+    let table_name = crate::temp_tables::existing_name(cx, txn, &rename.table)?;
+    let bare = folio_catalog::unqualified(&table_name).to_string();
+    let table = match cx.db.catalog().view(txn, &table_name)? {
+        Some(view) => view.def.oid,
+        None => crate::access::relation(cx, txn, &table_name)?.def.oid,
+    };
+    let all = crate::triggers::in_scope();
+    let found = (all.iter()).find(|t| t.table == table && t.name == rename.name);
+    if let Some(def) = found
+        && def.parent != 0
+    {
+        let parent_table = (all.iter().find(|t| t.oid == def.parent))
+            .map(|p| p.table)
+            .map_or(Ok(String::new()), |oid| table_named(cx, txn, oid))?;
+        return Err(SqlError::new(
+            "XX000",
+            format!("cannot rename trigger \"{}\" on table \"{bare}\"", def.name),
+        )
+        .with_hint(format!(
+            "Rename the trigger on the partitioned table \"{}\" instead.",
+            folio_catalog::unqualified(&parent_table)
+        )));
+    }
+    (cx.db.catalog()).rename_trigger(txn, table, &table_name, &rename.name, &rename.new)?;
+    if let Some(def) = found {
+        rename_clones(cx, txn, &all, def.oid, &rename.new)?;
+    }
+    Ok(Output::command("ALTER TRIGGER"))
+}
+
+/// The clones of trigger `parent` (and theirs) renamed `new`.
+fn rename_clones(
+    cx: &Ctx<'_>,
+    txn: &mut Transaction,
+    all: &[TriggerDef],
+    parent: u64,
+    new: &str,
+) -> Result<(), SqlError> {
+    for clone in all.iter().filter(|t| t.parent == parent) {
+        let table = table_named(cx, txn, clone.table)?;
+        (cx.db.catalog()).rename_trigger(txn, clone.table, &table, &clone.name, new)?;
+        rename_clones(cx, txn, all, clone.oid, new)?;
+    }
+    Ok(())
+}
+
+/// The catalog name of the table of oid `oid`.
+fn table_named(cx: &Ctx<'_>, txn: &Transaction, oid: u64) -> Result<String, SqlError> {
+    Ok((cx.db.catalog().tables(txn)?.into_iter())
+        .find(|d| d.oid == oid)
+        .map_or_else(String::new, |d| d.name))
 }
 
 /// The triggers that run the functions `functions` (oids, in the order a
@@ -434,6 +493,56 @@ pub fn drop_of_functions(
     for t in using {
         crate::partitions::trigger_clones::drop_clones(cx, txn, t)?;
         catalog.drop_trigger(txn, t.table, &table_of(t), &t.name)?;
+    }
+    Ok(())
+}
+
+/// `ALTER TABLE ... DROP COLUMN column` of table `def`: the table's
+/// triggers that use the column (`UPDATE OF` it, or its `old.` / `new.`
+/// value in `WHEN`) make the drop PostgreSQL's 2BP01, or with `cascade`
+/// are dropped first (PostgreSQL's `drop cascades to trigger ...` notice).
+pub fn drop_of_column(
+    cx: &Ctx<'_>,
+    txn: &mut Transaction,
+    notices: &mut Vec<Notice>,
+    def: &folio_catalog::TableDef,
+    column: &str,
+    cascade: bool,
+) -> Result<(), SqlError> {
+    let mut using: Vec<TriggerDef> = (crate::triggers::in_scope().iter())
+        .filter(|t| t.table == def.oid && t.parent == 0)
+        .filter(|t| {
+            t.columns.iter().any(|c| c == column)
+                || (t.when.as_deref()).is_some_and(|w| crate::trigger_when::reads_column(w, column))
+        })
+        .cloned()
+        .collect();
+    if using.is_empty() {
+        return Ok(());
+    }
+    using.sort_by_key(|t| t.oid);
+    let bare = folio_catalog::unqualified(&def.name);
+    let objects: Vec<String> = (using.iter())
+        .map(|t| format!("trigger {} on table {bare}", t.name))
+        .collect();
+    if !cascade {
+        let detail = (objects.iter())
+            .map(|o| format!("{o} depends on column {column} of table {bare}"))
+            .collect::<Vec<_>>()
+            .join("\n");
+        return Err(SqlError::new(
+            "2BP01",
+            format!(
+                "cannot drop column {column} of table {bare} because other objects depend on it"
+            ),
+        )
+        .with_detail(detail)
+        .with_hint("Use DROP ... CASCADE to drop the dependent objects too."));
+    }
+    notices.extend(Notice::cascaded(&objects));
+    for t in &using {
+        crate::partitions::trigger_clones::drop_clones(cx, txn, t)?;
+        (cx.db.catalog()).drop_trigger(txn, t.table, &def.name, &t.name)?;
     }
     Ok(())
 }

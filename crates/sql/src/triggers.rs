@@ -785,7 +785,14 @@ fn bind(trigger: &TriggerDef, columns: &[(String, SqlType)]) -> Result<Bound, Sq
         )
     })?;
     let when = match &trigger.when {
-        Some(text) => Some(condition(text)?),
+        Some(text) => {
+            let names: Vec<String> = columns.iter().map(|(c, _)| c.clone()).collect();
+            Some(condition(&crate::trigger_when::runnable(
+                text,
+                &names,
+                trigger.table,
+            )?)?)
+        }
         None => None,
     };
     let columns = (trigger.columns.iter())

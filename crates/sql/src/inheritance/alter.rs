@@ -690,6 +690,26 @@ pub fn inherit(cx: &Ctx<'_>, txn: &mut Transaction, alter: &Inherit) -> Result<(
             )),
         );
     }
+    // (A row trigger with transition tables cannot be an inheritance
+    // child's: PostgreSQL's 0A000, before the columns are compared.)
+    let all = crate::triggers::in_scope();
+    if let Some(t) = all.iter().find(|t| {
+        t.table == child.oid
+            && t.kind & folio_catalog::TRIGGER_ROW != 0
+            && (t.old_table.is_some() || t.new_table.is_some())
+    }) {
+        return Err(SqlError::new(
+            "0A000",
+            format!(
+                "trigger \"{}\" prevents table \"{}\" from becoming an inheritance child",
+                t.name,
+                shown(&child)
+            ),
+        )
+        .with_detail(
+            "ROW triggers with transition tables are not supported in inheritance hierarchies.",
+        ));
+    }
     for c in &parent.columns {
         let Some(at) = child.column(&c.name) else {
             return Err(SqlError::new(

@@ -213,7 +213,7 @@ impl Sampler {
                 Value::Float8(seed) => hash_float8(seed),
                 _ => {
                     return Err(SqlError::new(
-                        "2202H",
+                        "2202G",
                         "TABLESAMPLE REPEATABLE parameter cannot be null",
                     ));
                 }

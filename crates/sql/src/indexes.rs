@@ -75,6 +75,18 @@ pub fn create_index(
         )));
         return Ok(Output::command("CREATE INDEX"));
     }
+    // (A table column may not have a system column's name: 42701.)
+    let system = keys.iter().any(|(key, _)| match key {
+        Key::Column(c) => crate::system_columns::reserved(c),
+        Key::Expression(e) => crate::system_columns::mentioned(&**e),
+    }) || include.iter().any(|c| crate::system_columns::reserved(c))
+        || (create.predicate.as_ref()).is_some_and(crate::system_columns::mentioned);
+    if system {
+        return Err(SqlError::new(
+            "0A000",
+            "index creation on system columns is not supported",
+        ));
+    }
     let expressions: Vec<&Expr> = (keys.iter())
         .filter_map(|(key, _)| match key {
             Key::Expression(e) => Some(&**e),
@@ -289,18 +301,8 @@ fn index_partitions(
         )
         .with_hint(format!("You can drop index {parent} instead.")));
     }
-    // Breadth first; each index has one parent, so the walk ends.
-    let mut below = vec![oid];
-    let mut at = 0;
-    while let Some(&above) = below.get(at) {
-        below.extend(
-            (parents.iter())
-                .filter(|(_, p)| **p == above)
-                .map(|(c, _)| *c),
-        );
-        at += 1;
-    }
-    Ok(below[1..].iter().map(|&oid| name_of(oid)).collect())
+    let below = crate::partitions::index_tree::below(&tables, &parents, oid);
+    Ok(below.into_iter().map(|(_, index)| index).collect())
 }
 
 /// PostgreSQL's refusals of CONCURRENTLY for a partitioned table's index:

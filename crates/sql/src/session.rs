@@ -3430,7 +3430,11 @@ pub(crate) fn run_with_params(
                 return Ok(Output::command("ALTER TABLE"));
             }
             crate::partitions::ddl::check_alter(cx, txn, name, *only, operations)?;
+            let keys_below = crate::partitions::columns::keys_below(cx, txn, name, operations)?;
             let done = ddl::alter_table(cx, txn, notices, name, operations)?;
+            for (table, key) in &keys_below {
+                cx.db.catalog().drop_constraint(txn, table, key)?;
+            }
             crate::partitions::columns::recurse(cx, txn, name, operations)?;
             if let Some(def) = cx.db.catalog().table(txn, &crate::names::relation(name)?)? {
                 crate::partitions::inherited_alter::recurse(cx, txn, &def, *only, operations)?;
@@ -3666,6 +3670,9 @@ pub(crate) fn outside_blocks_only(statement: &Parsed) -> Option<&'static str> {
         Parsed::Vacuum(vacuum) if vacuum.vacuum => Some("VACUUM"),
         Parsed::Cluster(cluster) if cluster.table.is_none() => Some("CLUSTER"),
         Parsed::Reindex(reindex) if reindex.concurrently => Some("REINDEX CONCURRENTLY"),
+        Parsed::Reindex(reindex) if reindex.kind == crate::parse::ReindexKind::Schema => {
+            Some("REINDEX SCHEMA")
+        }
         Parsed::DropIndexConcurrently(_) => Some("DROP INDEX CONCURRENTLY"),
         Parsed::Sql(statement) => match &**statement {
             Statement::CreateIndex(create) if create.concurrently => {

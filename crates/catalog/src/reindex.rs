@@ -10,7 +10,7 @@
 //! `SHARE` on the table and `ACCESS EXCLUSIVE` on the index: its readers
 //! of the table through other paths go on; folio's wait). Deviation: the
 //! rebuilt index has a new oid (PostgreSQL keeps the oid and gives the
-//! index a new file); its comment moves with it.
+//! index a new file); its comment and clustered mark move with it.
 
 use crate::catalog::{Catalog, IndexKind};
 use crate::defs::IndexDef;
@@ -56,6 +56,12 @@ impl Catalog {
                         crate::catalog::IndexKeys::of(index),
                         IndexKind::of(index),
                     )?;
+                    // The table's clustered index stays it (`indisclustered`).
+                    if index.clustered {
+                        self.repoint(txn, &rebuilt.name, rebuilt.oid, |class| {
+                            class.clustered = true
+                        })?;
+                    }
                     for comment in comments.iter().filter(|d| d.relation == index.oid) {
                         let on = match comment.on {
                             // A key constraint's comment is on the index's oid.

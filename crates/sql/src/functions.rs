@@ -264,6 +264,8 @@ pub enum StrFunc {
     QuoteLiteral,
     /// `quote_nullable(text)`: `quote_literal`, or `NULL` for NULL.
     QuoteNullable,
+    /// `textcat(a, b)`: the function behind `text || text`.
+    Textcat,
 }
 
 impl StrFunc {
@@ -282,7 +284,8 @@ impl StrFunc {
             | StrFunc::Left
             | StrFunc::Right
             | StrFunc::Strpos
-            | StrFunc::StartsWith => count == 2,
+            | StrFunc::StartsWith
+            | StrFunc::Textcat => count == 2,
             StrFunc::Replace | StrFunc::SplitPart | StrFunc::Translate => count == 3,
             StrFunc::Lpad | StrFunc::Rpad => (2..=3).contains(&count),
             StrFunc::Btrim | StrFunc::Ltrim | StrFunc::Rtrim => (1..=2).contains(&count),
@@ -312,7 +315,7 @@ pub fn version() -> String {
 /// The functions called by name (other than the catalog and array
 /// functions, which keep their own tables); a function with several
 /// names is printed (EXPLAIN) by its first.
-const NAMES: [(&str, Func); 88] = [
+const NAMES: [(&str, Func); 89] = [
     ("coalesce", Func::Coalesce),
     ("nullif", Func::Nullif),
     ("lower", Func::Lower),
@@ -346,6 +349,7 @@ const NAMES: [(&str, Func); 88] = [
     ("split_part", Func::Str(StrFunc::SplitPart)),
     ("initcap", Func::Str(StrFunc::Initcap)),
     ("translate", Func::Str(StrFunc::Translate)),
+    ("textcat", Func::Str(StrFunc::Textcat)),
     ("ascii", Func::Str(StrFunc::Ascii)),
     ("chr", Func::Str(StrFunc::Chr)),
     ("starts_with", Func::Str(StrFunc::StartsWith)),
@@ -1697,6 +1701,7 @@ fn string(func: StrFunc, args: &[Value], texts: &[String]) -> Result<Value, SqlE
             };
         }
         StrFunc::StartsWith => return Ok(Value::Bool(texts[0].starts_with(texts[1].as_str()))),
+        StrFunc::Textcat => format!("{}{}", texts[0], texts[1]),
         StrFunc::QuoteNullable if args[0] == Value::Null => "NULL".to_string(),
         StrFunc::QuoteLiteral | StrFunc::QuoteNullable => {
             crate::format_function::quote_literal(&texts[0])

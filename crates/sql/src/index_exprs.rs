@@ -147,6 +147,13 @@ pub fn prepare(
         let bound = checked(relation, e, Part::Key)?;
         bound.columns(&mut reads);
         let ty = bound.ty_in(relation);
+        // An anonymous record has no comparison an index could keep.
+        if ty == SqlType::Record {
+            return Err(SqlError::new(
+                "42P16",
+                format!("column \"{}\" has pseudo-type record", label(e)),
+            ));
+        }
         // (The catalog keeps a key's type by oid, which names no enum's
         // labels.)
         if matches!(ty, SqlType::Enum(_) | SqlType::Array(SqlType::Enum(_))) {

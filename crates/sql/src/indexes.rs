@@ -43,6 +43,9 @@ pub fn create_index(
     // CONCURRENTLY builds the same index; folio's build locks writers out
     // for its duration (PostgreSQL's would let them go on).
     let table = names::relation(&create.table_name)?;
+    if create.concurrently {
+        refuse_partitioned_concurrently(db, txn, Some(&table), None)?;
+    }
     let keys = create
         .columns
         .iter()
@@ -71,6 +74,18 @@ pub fn create_index(
             folio_catalog::unqualified(&name)
         )));
         return Ok(Output::command("CREATE INDEX"));
+    }
+    // (A table column may not have a system column's name: 42701.)
+    let system = keys.iter().any(|(key, _)| match key {
+        Key::Column(c) => crate::system_columns::reserved(c),
+        Key::Expression(e) => crate::system_columns::mentioned(&**e),
+    }) || include.iter().any(|c| crate::system_columns::reserved(c))
+        || (create.predicate.as_ref()).is_some_and(crate::system_columns::mentioned);
+    if system {
+        return Err(SqlError::new(
+            "0A000",
+            "index creation on system columns is not supported",
+        ));
     }
     let expressions: Vec<&Expr> = (keys.iter())
         .filter_map(|(key, _)| match key {
@@ -206,7 +221,11 @@ fn check_operator_classes(
     Ok(())
 }
 
-/// `DROP INDEX [IF EXISTS] name, ...`.
+/// `DROP INDEX [IF EXISTS] name, ...`. The index of a partitioned table
+/// goes with its partitions' indexes that stand for it
+/// (`partitions/index_tree.rs`); such a partition's index goes only with
+/// its parent's, named in the same statement (else PostgreSQL's 2BP01,
+/// CASCADE or not).
 pub fn drop_indexes(
     db: &Database,
     txn: &mut Transaction,
@@ -214,15 +233,27 @@ pub fn drop_indexes(
     if_exists: bool,
     names: &[ObjectName],
 ) -> Result<Output, SqlError> {
-    for name in names {
-        let name = names::relation(name)?;
-        if db.catalog().table(txn, &name)?.is_some() {
+    let names = (names.iter())
+        .map(names::relation)
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut named = Vec::with_capacity(names.len());
+    for name in &names {
+        if let Some((oid, 'i')) = db.catalog().relation_oid(txn, name)? {
+            named.push(oid);
+        }
+    }
+    for name in &names {
+        if db.catalog().table(txn, name)?.is_some() {
             return Err(SqlError::new(
                 "42809",
                 format!("\"{name}\" is not an index"),
             ));
         }
-        match db.catalog().drop_index(txn, &name) {
+        let partitions = match db.catalog().relation_oid(txn, name)? {
+            Some((oid, 'i')) => index_partitions(db, txn, oid, &named)?,
+            _ => Vec::new(),
+        };
+        match db.catalog().drop_index(txn, name) {
             Err(folio_catalog::CatalogError::NoSuchIndex(_)) if if_exists => {
                 notices.push(Notice::info(format!(
                     "index \"{name}\" does not exist, skipping"
@@ -230,8 +261,84 @@ pub fn drop_indexes(
             }
             other => other?,
         }
+        for partition in &partitions {
+            db.catalog().drop_index(txn, partition)?;
+        }
     }
     Ok(Output::command("DROP INDEX"))
+}
+
+/// The names of the indexes of partitions that stand for index `oid`, at
+/// every level below it; 2BP01 if `oid` itself stands for the index of a
+/// partitioned table that is not among the statement's indexes `named`.
+fn index_partitions(
+    db: &Database,
+    txn: &Transaction,
+    oid: u64,
+    named: &[u64],
+) -> Result<Vec<String>, SqlError> {
+    let tables = db.catalog().tables(txn)?;
+    let parents = crate::partitions::index_tree::parents(&tables);
+    let name_of = |oid: u64| {
+        (tables.iter())
+            .flat_map(|t| &t.indexes)
+            .find(|i| i.oid == oid)
+            .map(|i| i.name.clone())
+            .unwrap_or_default()
+    };
+    if let Some(&parent) = parents.get(&oid)
+        && !named.contains(&parent)
+    {
+        let parent = name_of(parent);
+        let parent = folio_catalog::unqualified(&parent);
+        let index = name_of(oid);
+        return Err(SqlError::new(
+            "2BP01",
+            format!(
+                "cannot drop index {} because index {parent} requires it",
+                folio_catalog::unqualified(&index)
+            ),
+        )
+        .with_hint(format!("You can drop index {parent} instead.")));
+    }
+    let below = crate::partitions::index_tree::below(&tables, &parents, oid);
+    Ok(below.into_iter().map(|(_, index)| index).collect())
+}
+
+/// PostgreSQL's refusals of CONCURRENTLY for a partitioned table's index:
+/// `CREATE INDEX CONCURRENTLY` on the table (`create`), or `DROP INDEX
+/// CONCURRENTLY` of the index (`drop`, without the word), both 0A000.
+pub fn refuse_partitioned_concurrently(
+    db: &Database,
+    txn: &Transaction,
+    create: Option<&str>,
+    drop: Option<&str>,
+) -> Result<(), SqlError> {
+    let tables = db.catalog().tables(txn)?;
+    let partitioned = (tables.iter()).filter(|t| t.partition_key().is_some());
+    for table in partitioned {
+        if create == Some(table.name.as_str()) {
+            return Err(SqlError::new(
+                "0A000",
+                format!(
+                    "cannot create index on partitioned table \"{}\" concurrently",
+                    folio_catalog::unqualified(&table.name)
+                ),
+            ));
+        }
+        if let Some(index) = drop
+            && table.indexes.iter().any(|i| i.name == index)
+        {
+            return Err(SqlError::new(
+                "0A000",
+                format!(
+                    "cannot drop partitioned index \"{}\" concurrently",
+                    folio_catalog::unqualified(index)
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// The unique index of a `[CONSTRAINT name] UNIQUE (columns)` constraint

@@ -241,16 +241,26 @@ pub struct Refresh {
     pub data: bool,
 }
 
-/// `REINDEX [(VERBOSE)] {INDEX | TABLE} name`.
+/// `REINDEX [(VERBOSE)] {INDEX | TABLE | SCHEMA} name`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Reindex {
-    /// `TABLE` (else `INDEX`).
-    pub table: bool,
+    pub kind: ReindexKind,
+    /// The relation's name, or the schema's.
     pub name: String,
     /// `CONCURRENTLY`: the same rebuild (folio's locks writers out for
     /// its length, where PostgreSQL's lets them go on), outside a
     /// transaction block only.
     pub concurrently: bool,
+}
+
+/// What `REINDEX` rebuilds the indexes of.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReindexKind {
+    Index,
+    Table,
+    /// Every table and materialized view of a schema, outside a
+    /// transaction block only.
+    Schema,
 }
 
 /// `CLUSTER [VERBOSE] [table [USING index]]`.
@@ -2453,11 +2463,12 @@ fn reindex(tokens: &[Token]) -> Result<Reindex, SqlError> {
             }
         }
     }
-    let table = match c.next() {
-        Some(t) if keyword(t) == Some(Keyword::INDEX) => false,
-        Some(t) if keyword(t) == Some(Keyword::TABLE) => true,
+    let kind = match c.next() {
+        Some(t) if keyword(t) == Some(Keyword::INDEX) => ReindexKind::Index,
+        Some(t) if keyword(t) == Some(Keyword::TABLE) => ReindexKind::Table,
+        Some(t) if keyword(t) == Some(Keyword::SCHEMA) => ReindexKind::Schema,
         Some(t)
-            if matches!(keyword(t), Some(Keyword::SCHEMA | Keyword::DATABASE))
+            if keyword(t) == Some(Keyword::DATABASE)
                 || matches!(t, Token::Word(w) if w.value.eq_ignore_ascii_case("system")) =>
         {
             return Err(SqlError::unsupported(format!(
@@ -2471,7 +2482,7 @@ fn reindex(tokens: &[Token]) -> Result<Reindex, SqlError> {
     let name = c.name()?;
     c.end()?;
     Ok(Reindex {
-        table,
+        kind,
         name,
         concurrently,
     })

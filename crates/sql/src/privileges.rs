@@ -971,6 +971,22 @@ pub fn check_owner(cx: &Ctx<'_>, relation: u64, name: &str, kind: &str) -> Resul
     ))
 }
 
+/// PostgreSQL's 42501 unless the session's role owns schema `name`:
+/// folio's schemas are the bootstrap superuser's (`pg_namespace`), so a
+/// role with its privileges, or a superuser.
+pub fn check_schema_owner(cx: &Ctx<'_>, name: &str) -> Result<(), SqlError> {
+    let Some(role) = current(cx.db, cx.role)? else {
+        return Ok(());
+    };
+    if crate::memberships::has_privileges_of(cx.db, role.oid, SUPERUSER_OID)? {
+        return Ok(());
+    }
+    Err(SqlError::new(
+        "42501",
+        format!("must be owner of schema {name}"),
+    ))
+}
+
 /// `ALTER ... OWNER TO owner` of relation `relation` (`name`) by the
 /// session's role, which owns it: a role that is not a superuser gives
 /// it only to a role it is a member of (42501 `must be member of role

@@ -1663,7 +1663,8 @@ fn function<C: Columns + ?Sized>(
             | StrFunc::Md5
             | StrFunc::Translate
             | StrFunc::Ascii
-            | StrFunc::StartsWith,
+            | StrFunc::StartsWith
+            | StrFunc::Textcat,
         ) => args.into_iter().map(|a| char_as_text(a, columns)).collect(),
         _ => args,
     };

@@ -645,7 +645,23 @@ impl Session {
             self.refuse_in_block(command)?;
         }
         match statement {
-            Parsed::DropIndexConcurrently(drop) => self.execute(drop),
+            Parsed::DropIndexConcurrently(drop) => {
+                if let Statement::Drop { names, .. } = &**drop
+                    && let [name] = &names[..]
+                {
+                    self.in_transaction(|cx, txn, _| {
+                        let name = crate::names::relation(name)?;
+                        let name = crate::temp_tables::resolve_name(cx, txn, &name)?;
+                        crate::indexes::refuse_partitioned_concurrently(
+                            cx.db,
+                            txn,
+                            None,
+                            Some(&name),
+                        )
+                    })?;
+                }
+                self.execute(drop)
+            }
             Parsed::Declare(declare) => self.declare(declare, sql),
             Parsed::Fetch(fetch) => {
                 if let Block::Failed(_) = self.block {
@@ -685,6 +701,10 @@ impl Session {
             Parsed::SetConstraints(set) => self.set_constraints(set),
             Parsed::AlterSequence(alter) => self.alter_sequence(alter),
             Parsed::Cluster(cluster) => self.cluster(cluster),
+            Parsed::Reindex(reindex) => {
+                let in_block = matches!(self.block, Block::Open(_));
+                self.utility(|cx, txn, _| crate::reindex::reindex(cx, txn, reindex, in_block))
+            }
             Parsed::Lock(lock) => self.lock_tables(lock),
             Parsed::CreateAsExecute {
                 create,
@@ -695,7 +715,6 @@ impl Session {
             other @ (Parsed::DropExpression(_)
             | Parsed::AlterIdentity(_)
             | Parsed::Comment(_)
-            | Parsed::Reindex(_)
             | Parsed::ClusterOn(_)
             | Parsed::AlterRowSecurity(_)
             | Parsed::RoleGrant(_)
@@ -3412,7 +3431,11 @@ pub(crate) fn run_with_params(
                 return Ok(Output::command("ALTER TABLE"));
             }
             crate::partitions::ddl::check_alter(cx, txn, name, *only, operations)?;
+            let keys_below = crate::partitions::columns::keys_below(cx, txn, name, operations)?;
             let done = ddl::alter_table(cx, txn, notices, name, operations)?;
+            for (table, key) in &keys_below {
+                cx.db.catalog().drop_constraint(txn, table, key)?;
+            }
             crate::partitions::columns::recurse(cx, txn, name, operations)?;
             if let Some(def) = cx.db.catalog().table(txn, &crate::names::relation(name)?)? {
                 crate::partitions::inherited_alter::recurse(cx, txn, &def, *only, operations)?;
@@ -3469,7 +3492,7 @@ pub(crate) fn run_utility(
         Parsed::DropExpression(drop) => crate::ddl::drop_expression(cx, txn, notices, drop),
         Parsed::AlterIdentity(alter) => crate::alter_identity::run(cx, txn, notices, alter),
         Parsed::Comment(comment) => crate::comments::comment(cx, txn, notices, comment),
-        Parsed::Reindex(reindex) => crate::reindex::reindex(cx, txn, reindex),
+        Parsed::Reindex(reindex) => crate::reindex::reindex(cx, txn, reindex, true),
         Parsed::Lock(lock) => crate::lock_table::lock(cx, txn, lock),
         Parsed::ClusterOn(on) => crate::cluster::cluster_on(cx, txn, notices, on),
         Parsed::AlterRowSecurity(alter) => {
@@ -3496,6 +3519,11 @@ pub(crate) fn run_utility(
             Ok(Output::command("ALTER TABLE"))
         }
         Parsed::CreateMatview { create, data } => {
+            let mut create = create.clone();
+            if let Statement::CreateView { name, .. } = &mut *create {
+                crate::temp_tables::place_name(cx, txn, name)?;
+            }
+            let create = &create;
             crate::privileges::check_utility(cx, txn, create)?;
             let Statement::CreateView { name, .. } = &**create else {
                 return crate::matviews::create(cx, txn, notices, create, *data);
@@ -3644,6 +3672,9 @@ pub(crate) fn outside_blocks_only(statement: &Parsed) -> Option<&'static str> {
         Parsed::Vacuum(vacuum) if vacuum.vacuum => Some("VACUUM"),
         Parsed::Cluster(cluster) if cluster.table.is_none() => Some("CLUSTER"),
         Parsed::Reindex(reindex) if reindex.concurrently => Some("REINDEX CONCURRENTLY"),
+        Parsed::Reindex(reindex) if reindex.kind == crate::parse::ReindexKind::Schema => {
+            Some("REINDEX SCHEMA")
+        }
         Parsed::DropIndexConcurrently(_) => Some("DROP INDEX CONCURRENTLY"),
         Parsed::Sql(statement) => match &**statement {
             Statement::CreateIndex(create) if create.concurrently => {

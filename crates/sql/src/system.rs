@@ -955,6 +955,8 @@ impl SystemRelation {
                 }
                 let tables = catalog.tables(txn)?;
                 let index_parents = crate::partitions::index_tree::parents(&tables);
+                let with_partitions: std::collections::HashSet<u64> =
+                    index_parents.values().copied().collect();
                 for table in &tables {
                     out.push(table_class_row(&spaces, table, &tables));
                     let partitioned = table.partition_key().is_some();
@@ -962,6 +964,8 @@ impl SystemRelation {
                         let mut row = index_class_row(&spaces, index, partitioned);
                         // relispartition
                         row[26] = Value::Bool(index_parents.contains_key(&index.oid));
+                        // relhassubclass: a partitioned index with partitions.
+                        row[21] = Value::Bool(with_partitions.contains(&index.oid));
                         out.push(row);
                     }
                 }
@@ -2373,7 +2377,7 @@ fn dropped_attribute_row(relation: i64, dropped: &folio_catalog::DroppedColumn) 
 }
 
 /// `pg_get_indexdef`'s text of an index: `CREATE [UNIQUE] INDEX name ON
-/// public.table USING btree (column [DESC] [NULLS FIRST | LAST], ...)`;
+/// [ONLY] public.table USING btree (column [DESC] [NULLS FIRST | LAST], ...)`;
 /// `pretty` (its third argument): the table's name unqualified, as
 /// PostgreSQL's pretty form gives a table on the search path.
 pub fn index_definition(table: &TableDef, index: &IndexDef, pretty: bool) -> String {
@@ -2396,9 +2400,15 @@ pub fn index_definition(table: &TableDef, index: &IndexDef, pretty: bool) -> Str
         None => String::new(),
     };
     format!(
-        "CREATE {}INDEX {} ON {}{} USING btree ({}){}{}{predicate}",
+        "CREATE {}INDEX {} ON {}{}{} USING btree ({}){}{}{predicate}",
         if index.unique { "UNIQUE " } else { "" },
         names::written(&index.name),
+        // A partitioned table's index: its partitions have their own.
+        if table.partition_key().is_some() {
+            "ONLY "
+        } else {
+            ""
+        },
         if pretty { "" } else { "public." },
         names::written(&table.name),
         keys.join(", "),

@@ -441,6 +441,13 @@ pub fn existing_name(
     names::relation(&name)
 }
 
+/// `name` of a relation a statement creates, placed as
+/// [`Resolver::place`] places it: unqualified, in the search path's first
+/// schema (CREATE MATERIALIZED VIEW's name, which [`resolve`] does not see).
+pub fn place_name(cx: &Ctx<'_>, txn: &Transaction, name: &mut ObjectName) -> Result<(), SqlError> {
+    Resolver::new(cx, txn, SearchPath::of(cx, txn)?).place(name)
+}
+
 /// The catalog name CREATE TABLE `create` gives its table, as
 /// [`Resolver::create_table`] places it: in the session's namespace for a
 /// temporary one (`None` while the session has none: no such table

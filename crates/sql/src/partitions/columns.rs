@@ -1,8 +1,9 @@
 //! `ALTER TABLE p ADD COLUMN` / `DROP COLUMN` of a partitioned table,
 //! run on the table and then on every partition below it (PostgreSQL's
 //! recursion), and `DROP CONSTRAINT` of a partitioned table's foreign
-//! key; with PostgreSQL 15's refusals (42P16) on a partition and of a
-//! partition key's column. Each keeps the partitions' columns the
+//! key, primary key or UNIQUE constraint (its partitions' keys that stand
+//! for it go with it: [`keys_below`]); with PostgreSQL 15's refusals
+//! (42P16) on a partition and of a partition key's column. Each keeps the partitions' columns the
 //! parent's (by name, in whatever order a partition has them:
 //! `column_map.rs`): an added column is last everywhere, a dropped one
 //! goes everywhere (README "Partitioned tables", DDL).
@@ -136,6 +137,20 @@ pub fn check(
             let name = names::ident(name);
             let own = def.constraints.iter().find(|c| c.name == name);
             let foreign_key = |c: &&ConstraintDef| matches!(c.kind, ConstraintKind::ForeignKey(_));
+            // A key (its index): its partitions' go with it
+            // ([`keys_below`]); one that stands for its parent's goes
+            // only with that.
+            if let Some(key) = def.indexes.iter().find(|i| i.constraint && i.name == name) {
+                let tables = cx.db.catalog().tables(txn)?;
+                let parents = super::index_tree::parents(&tables);
+                if parents.contains_key(&key.oid) {
+                    return Err(invalid(format!(
+                        "cannot drop inherited constraint \"{name}\" of relation \"{}\"",
+                        bare(&def.name)
+                    )));
+                }
+                return Ok(true);
+            }
             if own.is_some_and(|c| !foreign_key(&c)) || def.indexes.iter().any(|i| i.name == name) {
                 return Err(SqlError::unsupported(
                     "ALTER TABLE DROP CONSTRAINT of a key or CHECK on a partitioned table or a partition",
@@ -155,6 +170,40 @@ pub fn check(
         }
         _ => Ok(false),
     }
+}
+
+/// The keys of partitions (table, constraint) that stand for a key of
+/// partitioned table `name` that a DROP CONSTRAINT of `operations` drops,
+/// at every level below: found before the drop (the pairing is found
+/// from the definitions, `index_tree.rs`), dropped after it.
+pub fn keys_below(
+    cx: &Ctx<'_>,
+    txn: &Transaction,
+    name: &ObjectName,
+    operations: &[AlterTableOperation],
+) -> Result<Vec<(String, String)>, SqlError> {
+    let Ok(text) = names::relation(name) else {
+        return Ok(Vec::new());
+    };
+    let Some(def) = cx.db.catalog().table(txn, &text)? else {
+        return Ok(Vec::new());
+    };
+    if def.partitions.is_empty() {
+        return Ok(Vec::new());
+    }
+    let tables = cx.db.catalog().tables(txn)?;
+    let parents = super::index_tree::parents(&tables);
+    let mut out = Vec::new();
+    for op in operations {
+        let AlterTableOperation::DropConstraint { name, .. } = op else {
+            continue;
+        };
+        let name = names::ident(name);
+        if let Some(key) = def.indexes.iter().find(|i| i.constraint && i.name == name) {
+            out.extend(super::index_tree::below(&tables, &parents, key.oid));
+        }
+    }
+    Ok(out)
 }
 
 fn has(def: &TableDef, column: &Ident) -> bool {

@@ -73,3 +73,32 @@ pub fn parents<'a>(tables: impl IntoIterator<Item = &'a TableDef>) -> HashMap<u6
     }
     out
 }
+
+/// The indexes of partitions at every level below index `oid` that stand
+/// for it (breadth first), each as (its table's name, its name): what
+/// goes with it when it is dropped. `parents` is [`parents`]'s map over
+/// `tables`.
+pub fn below(tables: &[TableDef], parents: &HashMap<u64, u64>, oid: u64) -> Vec<(String, String)> {
+    // Each index has one parent, so the walk ends.
+    let mut found = vec![oid];
+    let mut at = 0;
+    while let Some(&above) = found.get(at) {
+        let mut children: Vec<u64> = (parents.iter())
+            .filter(|(_, p)| **p == above)
+            .map(|(c, _)| *c)
+            .collect();
+        children.sort_unstable();
+        found.extend(children);
+        at += 1;
+    }
+    found[1..]
+        .iter()
+        .filter_map(|&oid| {
+            tables.iter().find_map(|t| {
+                (t.indexes.iter())
+                    .find(|i| i.oid == oid)
+                    .map(|i| (t.name.clone(), i.name.clone()))
+            })
+        })
+        .collect()
+}

@@ -163,7 +163,7 @@ fn argument(e: &Expr, ty: SqlType, what: &str) -> Result<Scalar, SqlError> {
         return Ok(bound);
     }
     let found = bound.ty_in(&[] as &[SqlType]);
-    if found != ty && !crate::types::assignment_cast(found, ty) || !is_number(found) {
+    if found != ty && !crate::types::assignment_cast(found, ty) || !found.is_number() {
         return Err(SqlError::new(
             "42804",
             format!(
@@ -174,18 +174,6 @@ fn argument(e: &Expr, ty: SqlType, what: &str) -> Result<Scalar, SqlError> {
         ));
     }
     Ok(bound)
-}
-
-fn is_number(ty: SqlType) -> bool {
-    matches!(
-        ty,
-        SqlType::Int2
-            | SqlType::Int4
-            | SqlType::Int8
-            | SqlType::Numeric(_)
-            | SqlType::Float4
-            | SqlType::Float8
-    )
 }
 
 /// A sample's choice for one scan.
@@ -278,7 +266,7 @@ pub fn mark(tokens: &mut Vec<TokenWithSpan>) {
             at += 1;
             continue;
         };
-        let Some(close) = closing(tokens, at + 2) else {
+        let Some(close) = crate::parse::closing(tokens, at + 2) else {
             return;
         };
         let method = match word.quote_style {
@@ -290,7 +278,7 @@ pub fn mark(tokens: &mut Vec<TokenWithSpan>) {
             && is_keyword(&tokens[close + 1].token, Keyword::REPEATABLE)
             && tokens[close + 2].token == Token::LParen
         {
-            let Some(end) = closing(tokens, close + 2) else {
+            let Some(end) = crate::parse::closing(tokens, close + 2) else {
                 return;
             };
             seed = Some(tokens[close + 2..=end].to_vec());
@@ -314,24 +302,6 @@ pub fn mark(tokens: &mut Vec<TokenWithSpan>) {
         tokens.insert(at + 1, token(Token::LParen));
         at += 2;
     }
-}
-
-/// The position of the `)` closing the `(` at `open`.
-fn closing(tokens: &[TokenWithSpan], open: usize) -> Option<usize> {
-    let mut depth = 0usize;
-    for (i, t) in tokens.iter().enumerate().skip(open) {
-        match t.token {
-            Token::LParen => depth += 1,
-            Token::RParen => {
-                depth -= 1;
-                if depth == 0 {
-                    return Some(i);
-                }
-            }
-            _ => {}
-        }
-    }
-    None
 }
 
 #[cfg(test)]

@@ -182,6 +182,10 @@ struct Bound {
     /// The variable (or record field) each parameter is.
     names: Vec<Vec<String>>,
     types: Vec<SqlType>,
+    /// A record variable is named whole: its fields are parameters as
+    /// they are now, so the statement is not kept (a later shape may
+    /// differ).
+    whole_records: bool,
 }
 
 impl<'a, 'c> Runner<'a, 'c> {
@@ -1367,21 +1371,24 @@ impl<'a, 'c> Runner<'a, 'c> {
         statement: &Statement,
     ) -> Result<Output, SqlError> {
         let taken = self.cx.plpgsql.take(stamp, sql.id);
-        let (mut kept, mut params) = match taken.and_then(|k| self.values_for(&k).map(|p| (k, p))) {
-            Some(found) => found,
-            None => {
-                let bound = self.bind(statement)?;
-                let kept = Box::new(KeptSql {
-                    bound: bound.statement,
-                    names: bound.names,
-                    types: bound.types,
-                    plan: None,
-                });
-                (kept, bound.params)
-            }
-        };
+        let (mut kept, mut params, keep) =
+            match taken.and_then(|k| self.values_for(&k).map(|p| (k, p))) {
+                Some((kept, params)) => (kept, params, true),
+                None => {
+                    let bound = self.bind(statement)?;
+                    let kept = Box::new(KeptSql {
+                        bound: bound.statement,
+                        names: bound.names,
+                        types: bound.types,
+                        plan: None,
+                    });
+                    (kept, bound.params, !bound.whole_records)
+                }
+            };
         let output = self.run_kept_plan(statement, &mut kept, &mut params);
-        self.cx.plpgsql.put(stamp, sql.id, kept);
+        if keep {
+            self.cx.plpgsql.put(stamp, sql.id, kept);
+        }
         output
     }
 
@@ -1488,6 +1495,7 @@ impl<'a, 'c> Runner<'a, 'c> {
         let mut names = Vec::new();
         let mut types = Vec::new();
         let mut error = None;
+        let mut whole_records = false;
         let _ = visit_expressions_mut(&mut bound, |expr| {
             let name: Option<Vec<String>> = match expr {
                 Expr::Identifier(id) => Some(vec![ident(id)]),
@@ -1498,6 +1506,37 @@ impl<'a, 'c> Runner<'a, 'c> {
                 }) => Some(vec![p.clone()]),
                 _ => None,
             };
+            // A record or row variable named whole: the row of its fields
+            // (`ROW($1::t1, ...)`), each field a parameter; a NULL one, a
+            // NULL of such a row (`CASE WHEN false THEN ROW(NULL::t1,
+            // ...) END`: no `record` type is written).
+            if let Some(name) = &name
+                && let Some((shape, values)) = self.whole_record(name)
+            {
+                whole_records = true;
+                match (|| {
+                    let mut written = Vec::new();
+                    for (i, (field, ty)) in shape.iter().enumerate() {
+                        let Some(values) = values else {
+                            written.push(format!("NULL::{}", data_type(*ty)?));
+                            continue;
+                        };
+                        params.push(values.get(i).cloned().unwrap_or(Value::Null));
+                        names.push(vec![name.join("."), field.clone()]);
+                        types.push(*ty);
+                        written.push(cast_param(params.len(), *ty)?.to_string());
+                    }
+                    let row = format!("ROW({})", written.join(", "));
+                    crate::parse::expression(&match values {
+                        Some(_) => row,
+                        None => format!("(CASE WHEN false THEN {row} END)"),
+                    })
+                })() {
+                    Ok(e) => *expr = e,
+                    Err(e) => error = Some(e),
+                }
+                return ControlFlow::<()>::Continue(());
+            }
             if let Some(name) = name
                 && let Some(found) = self.lookup(&name)
             {
@@ -1520,6 +1559,7 @@ impl<'a, 'c> Runner<'a, 'c> {
                 params,
                 names,
                 types,
+                whole_records,
             }),
         }
     }
@@ -1553,6 +1593,23 @@ impl<'a, 'c> Runner<'a, 'c> {
             _ => Value::Null,
         };
         Some(Ok((value, shape[i].1)))
+    }
+
+    /// The fields of the record or row variable `name` names, if it
+    /// names one, and its values (`None` when it is NULL: a record not
+    /// yet assigned, a trigger's OLD on INSERT).
+    #[allow(clippy::type_complexity)]
+    fn whole_record(&self, name: &[String]) -> Option<(&[(String, SqlType)], Option<&[Value]>)> {
+        let var = self.resolved(self.var_index(name)?);
+        let shape: &[(String, SqlType)] = match &var.kind {
+            Kind::Record(Some(shape)) | Kind::Row(shape) => shape,
+            Kind::Record(None) => &[],
+            Kind::Scalar(_) | Kind::Alias(_) => return None,
+        };
+        match &var.value {
+            Value::Record(values) => Some((shape, Some(values))),
+            _ => Some((shape, None)),
+        }
     }
 
     /// The value of the record variable `text` names alone, if it does.

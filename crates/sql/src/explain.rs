@@ -70,7 +70,10 @@ pub fn explain(
     let before_plan = pool.thread_stats();
     let started = Instant::now();
     let outer = crate::fold::begin();
-    let planned = query::plan_query(cx, txn, q);
+    // SQL functions' calls expanded, as the query runs (`statement::plan`).
+    let mut expanded = q.clone();
+    let planned = crate::sql_functions::expand_query(cx, txn, &mut expanded)
+        .and_then(|()| query::plan_query(cx, txn, &expanded));
     if let Some(error) = crate::fold::end(outer) {
         return Err(error);
     }

@@ -416,6 +416,26 @@ pub(crate) fn field_of_bound(
                 })?;
             Ok(args.swap_remove(n - 1))
         }
+        // A PL/pgSQL function's row of its output parameters.
+        Scalar::Call(call) if call.def.columns.len() > 1 && !call.def.columns_of_table => {
+            let n = (call.def.columns.iter())
+                .position(|(name, _, _)| name == field)
+                .ok_or_else(|| {
+                    SqlError::new(
+                        "42703",
+                        format!("could not identify column \"{field}\" in record data type"),
+                    )
+                })?;
+            let (_, oid, typmod) = call.def.columns[n];
+            let ty = crate::plpgsql::row_calls::type_of(oid, typmod)?;
+            Ok(Scalar::Typed(
+                Box::new(Scalar::Func(
+                    Func::Row(RowFunc::Field(n as u16)),
+                    vec![Scalar::Call(call)],
+                )),
+                ty,
+            ))
+        }
         other if other.ty_in(columns) == SqlType::Record => Err(SqlError::unsupported(
             "a field of a record that is not a row constructor or a whole-row reference",
         )),

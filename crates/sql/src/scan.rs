@@ -203,28 +203,26 @@ fn seq_scan(
     let limit = crate::counts::Stop::rows(plan.limit.as_ref(), env)?;
     // Rows the scan returned, for the table's statistics (`seq_tup_read`).
     let mut read = 0;
-    let system = match plan.system {
+    // System columns and a TABLESAMPLE's choice (by the rows' `ctid`s)
+    // both read the rows' blocks through one filler.
+    let system = match plan.system || plan.sample.is_some() {
         true => Some(crate::system_columns::Filler::of(relation)?),
         false => None,
     };
     let fixed = crate::truth::fix_params(&plan.filter, env);
     let filter: &[Scalar] = &fixed;
-    // A TABLESAMPLE's choice, by the rows' `ctid`s.
-    let sample = match &plan.sample {
-        Some(sample) => Some((
-            crate::tablesample::Sampler::start(sample, env)?,
-            crate::system_columns::Filler::of(relation)?,
-        )),
+    let sampler = match &plan.sample {
+        Some(sample) => Some(crate::tablesample::Sampler::start(sample, env)?),
         None => None,
     };
     let scanned = relation.visit_rows(txn, reads, |tid, row| {
-        if let Some((sampler, blocks)) = &sample
+        if let (Some(sampler), Some(blocks)) = (&sampler, &system)
             && !sampler.keeps(blocks.block(tid)?, tid.item.0 + 1)
         {
             return Ok(true);
         }
         read += 1;
-        if let Some(system) = &system {
+        if let Some(system) = system.as_ref().filter(|_| plan.system) {
             system.append(relation, tid, row)?;
         }
         match accepts(filter, row, env)? {

@@ -1079,6 +1079,26 @@ impl VisitorMut for Expand<'_, '_> {
     }
 
     fn post_visit_expr(&mut self, expr: &mut Expr) -> ControlFlow<()> {
+        if let Expr::CompoundFieldAccess { root, access_chain } = expr
+            && let Some(sqlparser::ast::AccessExpr::Dot(Expr::Identifier(field))) =
+                access_chain.first()
+            && let Some(taken) = row_field(root, &names::ident(field))
+        {
+            // `(call).field` of a call expanded below.
+            let taken = match taken {
+                Ok(taken) => taken,
+                Err(e) => return self.took(Err(e)),
+            };
+            access_chain.remove(0);
+            *expr = match access_chain.is_empty() {
+                true => taken,
+                false => Expr::CompoundFieldAccess {
+                    root: Box::new(Expr::Nested(Box::new(taken))),
+                    access_chain: std::mem::take(access_chain),
+                },
+            };
+            return Continue(());
+        }
         let Expr::Function(call) = expr else {
             return Continue(());
         };
@@ -1415,8 +1435,10 @@ const ROW: &str = "$row";
 
 /// The body of `def`, a function giving a row of `width` columns, as the
 /// expression of its first row's value over the (typed) arguments `args`:
-/// `(SELECT "$row" FROM (body) AS "$row"("1", ...) LIMIT 1)`, NULL when
-/// the body gives no row, as PostgreSQL's.
+/// `(SELECT "$row" FROM (body) AS "$row"("a", ...) LIMIT 1)`, NULL when
+/// the body gives no row, as PostgreSQL's. The columns are named as the
+/// function's output parameters (`"1"`, ... for a composite type's), so
+/// that [`row_field`] can take one.
 fn body_row(
     cx: &Ctx<'_>,
     txn: &Transaction,
@@ -1428,7 +1450,12 @@ fn body_row(
 ) -> Result<Expr, SqlError> {
     substitute(cx, txn, def, &mut query, args, false)?;
     expand_nested(cx, txn, &mut query, stack)?;
-    let names: Vec<String> = (1..=width).map(|i| format!("\"{i}\"")).collect();
+    let names: Vec<String> = match def.columns.len() == width {
+        true => (def.columns.iter())
+            .map(|(name, _, _)| format!("\"{}\"", name.replace('"', "\"\"")))
+            .collect(),
+        false => (1..=width).map(|i| format!("\"{i}\"")).collect(),
+    };
     let mut row = crate::parse::query(&format!(
         "SELECT \"{ROW}\" FROM (SELECT 1) AS \"{ROW}\"({}) LIMIT 1",
         names.join(", ")
@@ -1439,6 +1466,79 @@ fn body_row(
         **subquery = query;
     }
     Ok(Expr::Subquery(Box::new(row)))
+}
+
+/// `(call).field` of an expanded call of a function with output
+/// parameters (`root`, [`body_row`]'s subquery, or a STRICT call's `CASE`
+/// over it): the subquery taking that column, the call's row never
+/// made; a field it does not have is PostgreSQL's 42703. `None`: `root`
+/// is no such call.
+pub(crate) fn row_field(root: &Expr, field: &str) -> Option<Result<Expr, SqlError>> {
+    match root {
+        Expr::Nested(inner) => row_field(inner, field),
+        Expr::Subquery(query) => {
+            let SetExpr::Select(select) = query.body.as_ref() else {
+                return None;
+            };
+            let is_row = |id: &Ident| id.value == ROW && id.quote_style.is_some();
+            let [SelectItem::UnnamedExpr(Expr::Identifier(id))] = select.projection.as_slice()
+            else {
+                return None;
+            };
+            let TableFactor::Derived {
+                alias: Some(alias), ..
+            } = &select.from.first()?.relation
+            else {
+                return None;
+            };
+            if !is_row(id) || !is_row(&alias.name) {
+                return None;
+            }
+            let Some(column) = (alias.columns.iter()).find(|c| names::ident(&c.name) == field)
+            else {
+                return Some(Err(SqlError::new(
+                    "42703",
+                    format!("could not identify column \"{field}\" in record data type"),
+                )));
+            };
+            let mut taken = query.clone();
+            if let SetExpr::Select(select) = taken.body.as_mut() {
+                select.projection = vec![SelectItem::UnnamedExpr(Expr::CompoundIdentifier(vec![
+                    id.clone(),
+                    column.name.clone(),
+                ]))];
+            }
+            Some(Ok(Expr::Subquery(taken)))
+        }
+        Expr::Case {
+            case_token,
+            end_token,
+            operand: None,
+            conditions,
+            else_result: Some(otherwise),
+        } => {
+            let is_null = |e: &Expr| matches!(e, Expr::Value(v) if v.value == Value::Null);
+            let otherwise = match row_field(otherwise, field)? {
+                Ok(e) => e,
+                Err(e) => return Some(Err(e)),
+            };
+            let mut pushed = Vec::with_capacity(conditions.len());
+            for when in conditions {
+                if !is_null(&when.result) {
+                    return None;
+                }
+                pushed.push(when.clone());
+            }
+            Some(Ok(Expr::Case {
+                case_token: case_token.clone(),
+                end_token: end_token.clone(),
+                operand: None,
+                conditions: pushed,
+                else_result: Some(Box::new(otherwise)),
+            }))
+        }
+        _ => None,
+    }
 }
 
 /// `def` as a call with arguments `args` sees it: its polymorphic types

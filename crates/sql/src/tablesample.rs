@@ -229,13 +229,17 @@ impl Sampler {
 
     /// Whether the row at `ctid` `(block, offset)` is in the sample.
     pub fn keeps(&self, block: u32, offset: u16) -> bool {
-        let mut words = Vec::with_capacity(12);
-        words.extend_from_slice(&block.to_le_bytes());
-        if self.method == Method::Bernoulli {
-            words.extend_from_slice(&u32::from(offset).to_le_bytes());
-        }
-        words.extend_from_slice(&self.seed.to_le_bytes());
-        u64::from(crate::partitions::hash::hash_any(&words)) < self.cutoff
+        let mut words = [0u8; 12];
+        words[..4].copy_from_slice(&block.to_le_bytes());
+        let len = match self.method {
+            Method::Bernoulli => {
+                words[4..8].copy_from_slice(&u32::from(offset).to_le_bytes());
+                12
+            }
+            Method::System => 8,
+        };
+        words[len - 4..len].copy_from_slice(&self.seed.to_le_bytes());
+        u64::from(crate::partitions::hash::hash_any(&words[..len])) < self.cutoff
     }
 }
 

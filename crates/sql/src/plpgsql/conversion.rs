@@ -18,13 +18,10 @@ pub fn convert(value: Value, from: Option<SqlType>, want: SqlType) -> Result<Val
     if crate::types::assignment_cast(from, want) {
         return crate::types::assign(value, want);
     }
-    // The value's output form: a Boolean's is `t` or `f` (its cast to
-    // text says `true` or `false`).
-    let text = match value {
-        Value::Bool(b) => Value::Text(if b { "t" } else { "f" }.into()),
-        other => crate::types::cast(other, SqlType::Text)?,
-    };
-    crate::types::assign(text, want)
+    // The value's output form, in the statement's style (a Boolean's is
+    // `t` or `f`, where its cast to text says `true` or `false`).
+    let text = crate::types::text_output(&value).expect("NULL returned above");
+    crate::types::assign(Value::Text(text.into()), want)
 }
 
 #[cfg(test)]

@@ -153,7 +153,7 @@ pub fn bind(
     }))))
 }
 
-fn type_of(oid: u32, typmod: i32) -> Result<SqlType, SqlError> {
+pub(crate) fn type_of(oid: u32, typmod: i32) -> Result<SqlType, SqlError> {
     crate::user_types::of_oid(oid, typmod)
         .ok_or_else(|| SqlError::new("42704", format!("type with oid {oid} does not exist")))
 }

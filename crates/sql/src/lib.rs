@@ -72,6 +72,7 @@ mod explain_change;
 mod expr;
 mod extensions;
 mod field_assignment;
+mod field_stars;
 mod float_functions;
 mod fold;
 mod format_function;

@@ -1833,6 +1833,8 @@ fn parse_one(mut tokens: Vec<TokenWithSpan>, place: &Place<'_>) -> Result<Statem
     crate::insert_targets::mark(&mut tokens);
     // Nor TABLESAMPLE as PostgreSQL writes it (`tablesample.rs`).
     crate::tablesample::mark(&mut tokens);
+    // Nor `(expr).*` (`field_stars.rs`).
+    crate::field_stars::mark(&mut tokens);
     let swallowed = crate::bare_labels::swallowed_filter(&tokens, place.text, place.terminator);
     // folio's dialect: PostgreSQL's bare column labels (`dialect.rs`).
     // (Kept for the error of a subscripted SET target, when there are

@@ -1037,6 +1037,8 @@ fn plan_select(
     {
         select.selection = crate::pushdown::remaining(selection, &from.pushed);
     }
+    // `(expr).*`: its fields (`field_stars.rs`).
+    crate::field_stars::expand(&mut select.projection, &scope)?;
     name_subquery_items(&mut select.projection);
     // The aggregate calls of its subqueries that are this query's
     // (`outer_aggregates.rs`): computed here, they group it.

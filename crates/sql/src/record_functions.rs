@@ -410,6 +410,17 @@ pub fn gives_row_whole(found: &[SqlType], width: usize) -> bool {
 
 /// The composite type `def` returns (`RETURNS [SETOF] type`), if it
 /// does.
+/// The field names of the row a call of `def` gives, if it gives one:
+/// a composite type's, its output parameters' or its table's columns.
+pub(crate) fn row_names(def: &FunctionDef) -> Option<Vec<String>> {
+    if let Some(ty) = composite_result(def) {
+        return Some(ty.fields.iter().map(|(n, _)| n.clone()).collect());
+    }
+    let row = def.columns_of_table || def.result.0 == SqlType::Record.oid();
+    (row && !def.columns.is_empty())
+        .then(|| def.columns.iter().map(|(n, _, _)| n.clone()).collect())
+}
+
 fn composite_result(def: &FunctionDef) -> Option<&'static folio_row::CompositeType> {
     match crate::user_types::of_oid(def.result.0, def.result.1) {
         Some(SqlType::Composite(ty)) if def.columns.is_empty() => Some(ty),

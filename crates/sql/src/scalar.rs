@@ -1742,6 +1742,9 @@ pub(crate) fn unknown_function(
     f: &sqlparser::ast::Function,
     columns: &(impl Columns + ?Sized),
 ) -> SqlError {
+    if crate::field_stars::is_mark(name) {
+        return crate::field_stars::not_here();
+    }
     let mut exprs = Vec::new();
     if let FunctionArguments::List(list) = &f.args {
         for arg in &list.args {

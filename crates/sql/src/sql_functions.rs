@@ -1477,25 +1477,8 @@ pub(crate) fn row_field(root: &Expr, field: &str) -> Option<Result<Expr, SqlErro
     match root {
         Expr::Nested(inner) => row_field(inner, field),
         Expr::Subquery(query) => {
-            let SetExpr::Select(select) = query.body.as_ref() else {
-                return None;
-            };
-            let is_row = |id: &Ident| id.value == ROW && id.quote_style.is_some();
-            let [SelectItem::UnnamedExpr(Expr::Identifier(id))] = select.projection.as_slice()
-            else {
-                return None;
-            };
-            let TableFactor::Derived {
-                alias: Some(alias), ..
-            } = &select.from.first()?.relation
-            else {
-                return None;
-            };
-            if !is_row(id) || !is_row(&alias.name) {
-                return None;
-            }
-            let Some(column) = (alias.columns.iter()).find(|c| names::ident(&c.name) == field)
-            else {
+            let columns = body_row_columns(query)?;
+            let Some(column) = columns.iter().find(|c| names::ident(c) == field) else {
                 return Some(Err(SqlError::new(
                     "42703",
                     format!("could not identify column \"{field}\" in record data type"),
@@ -1504,8 +1487,8 @@ pub(crate) fn row_field(root: &Expr, field: &str) -> Option<Result<Expr, SqlErro
             let mut taken = query.clone();
             if let SetExpr::Select(select) = taken.body.as_mut() {
                 select.projection = vec![SelectItem::UnnamedExpr(Expr::CompoundIdentifier(vec![
-                    id.clone(),
-                    column.name.clone(),
+                    Ident::with_quote('"', ROW),
+                    column.clone(),
                 ]))];
             }
             Some(Ok(Expr::Subquery(taken)))
@@ -1516,29 +1499,62 @@ pub(crate) fn row_field(root: &Expr, field: &str) -> Option<Result<Expr, SqlErro
             operand: None,
             conditions,
             else_result: Some(otherwise),
-        } => {
-            let is_null = |e: &Expr| matches!(e, Expr::Value(v) if v.value == Value::Null);
+        } if strict_guard(conditions) => {
             let otherwise = match row_field(otherwise, field)? {
                 Ok(e) => e,
                 Err(e) => return Some(Err(e)),
             };
-            let mut pushed = Vec::with_capacity(conditions.len());
-            for when in conditions {
-                if !is_null(&when.result) {
-                    return None;
-                }
-                pushed.push(when.clone());
-            }
             Some(Ok(Expr::Case {
                 case_token: case_token.clone(),
                 end_token: end_token.clone(),
                 operand: None,
-                conditions: pushed,
+                conditions: conditions.clone(),
                 else_result: Some(Box::new(otherwise)),
             }))
         }
         _ => None,
     }
+}
+
+/// The columns of the row `root` is, if it is an expanded call of a
+/// function with output parameters ([`row_field`]'s forms): what
+/// `(call).*` stands for.
+pub(crate) fn row_columns(root: &Expr) -> Option<Vec<Ident>> {
+    match root {
+        Expr::Nested(inner) => row_columns(inner),
+        Expr::Subquery(query) => body_row_columns(query),
+        Expr::Case {
+            operand: None,
+            conditions,
+            else_result: Some(otherwise),
+            ..
+        } if strict_guard(conditions) => row_columns(otherwise),
+        _ => None,
+    }
+}
+
+/// The column names of [`body_row`]'s subquery, if `query` is one.
+fn body_row_columns(query: &Query) -> Option<Vec<Ident>> {
+    let SetExpr::Select(select) = query.body.as_ref() else {
+        return None;
+    };
+    let is_row = |id: &Ident| id.value == ROW && id.quote_style.is_some();
+    let [SelectItem::UnnamedExpr(Expr::Identifier(id))] = select.projection.as_slice() else {
+        return None;
+    };
+    let TableFactor::Derived {
+        alias: Some(alias), ..
+    } = &select.from.first()?.relation
+    else {
+        return None;
+    };
+    (is_row(id) && is_row(&alias.name))
+        .then(|| alias.columns.iter().map(|c| c.name.clone()).collect())
+}
+
+/// Whether `conditions` are a STRICT call's guard: each gives NULL.
+fn strict_guard(conditions: &[sqlparser::ast::CaseWhen]) -> bool {
+    (conditions.iter()).all(|when| matches!(&when.result, Expr::Value(v) if v.value == Value::Null))
 }
 
 /// `def` as a call with arguments `args` sees it: its polymorphic types

@@ -184,6 +184,7 @@ pub(crate) fn written_out(query: &Query, planned: &Planned) -> Result<Query, Sql
         return Ok(query);
     };
     let scope = &planned.scope;
+    crate::field_stars::expand(&mut select.projection, scope)?;
     let names = scope.names();
     let mut items = Vec::with_capacity(select.projection.len());
     for item in &select.projection {

@@ -21,7 +21,7 @@ pub fn convert(value: Value, from: Option<SqlType>, want: SqlType) -> Result<Val
     // The value's output form, in the statement's style (a Boolean's is
     // `t` or `f`, where its cast to text says `true` or `false`).
     let text = crate::types::text_output(&value).expect("NULL returned above");
-    crate::types::assign(Value::Text(text.into()), want)
+    crate::types::assign(Value::Text(text), want)
 }
 
 #[cfg(test)]

@@ -266,9 +266,9 @@ fn owned_sequence(
     crate::parse::expression(&format!("nextval('{quoted}')"))
 }
 
-/// `CREATE TABLE [IF NOT EXISTS] name [(column, ...)] AS query`: a table
-/// of the query's columns (named as its result columns, or as listed),
-/// then the query's rows inserted, as PostgreSQL's (tag `SELECT n`). A
+/// `CREATE TABLE [IF NOT EXISTS] name [(column, ...)] AS query`: the
+/// query run, then a table of its columns (named as its result columns,
+/// or as listed) holding its rows, as PostgreSQL's (tag `SELECT n`). A
 /// column list names the first columns; more names than columns is
 /// 42601. `WITH [NO] DATA` is not parsed (42601).
 fn create_table_as(
@@ -309,18 +309,27 @@ fn create_table_as(
     for column in &columns {
         crate::system_columns::check_column_name(&column.name)?;
     }
+    // The query runs first, as PostgreSQL's does before it makes the
+    // table: the catalog it reads (`pg_class`, ...) has no new table yet.
+    let select = sqlparser::ast::Statement::Query(Box::new(query.clone()));
+    let plan = crate::statement::plan(cx, txn, &select)?.expect("a query is planned");
+    let rows = match plan.run(cx, txn, &Env::at(cx.now()))? {
+        Output::Rows { rows, .. } => rows,
+        _ => Vec::new(),
+    };
     let persistence = crate::unlogged::persistence(create);
     (cx.db.catalog()).create_table_with(txn, name, &columns, persistence)?;
     if !storage.is_empty() {
         cx.db.catalog().set_storage_options(txn, name, storage)?;
     }
-    // The rows, through INSERT's path (TOAST, statistics, sequences).
-    let insert = insert_query(&create.name, query);
-    let plan = crate::statement::plan(cx, txn, &insert)?.expect("an INSERT is planned");
-    let count = match plan.run(cx, txn, &Env::at(cx.now()))? {
-        Output::Command { tag } => tag.rsplit(' ').next().unwrap_or("0").to_string(),
-        _ => "0".to_string(),
-    };
+    // The rows, as COPY writes them (TOAST, statistics); the new table
+    // has no constraint, default or trigger to apply.
+    let count = rows.len();
+    let relation = crate::access::relation(cx, txn, name)?;
+    let constraints = crate::constraints::Constraints::bind(cx, txn, &relation)?;
+    constraints.start_statement();
+    constraints.insert_many(txn, &relation, rows, &Env::at(cx.now()))?;
+    constraints.end_statement(None, txn, &relation)?;
     Ok(Output::command(format!("SELECT {count}")))
 }
 

@@ -30,6 +30,7 @@
 
 use crate::error::SqlError;
 use crate::functions::Func;
+use crate::row_values::RowFunc;
 use crate::scalar::{Columns, Env, Scalar, value_type};
 use crate::types;
 use folio_row::{SqlType, Value};
@@ -131,6 +132,12 @@ pub fn node(e: Scalar, columns: &(impl Columns + ?Sized)) -> Scalar {
             match simplified(e) {
                 Scalar::Const(v @ (Value::Text(_) | Value::Null)) => {
                     Scalar::Cast(Box::new(Scalar::Const(v)), ty)
+                }
+                // A row constructor left is the CASE's record value, which
+                // compares as a record (`row_values::compare`), not field
+                // by field as a constructor written there would.
+                Scalar::Func(Func::Row(RowFunc::Construct), fields) => {
+                    Scalar::Func(Func::Row(RowFunc::WholeRow(None)), fields)
                 }
                 kept if kept.ty_in(columns) == ty => kept,
                 other => Scalar::Cast(Box::new(other), ty),

@@ -1507,9 +1507,12 @@ impl<'a, 'c> Runner<'a, 'c> {
                 _ => None,
             };
             // A record or row variable named whole: the row of its fields
-            // (`ROW($1::t1, ...)`), each field a parameter; a NULL one, a
-            // NULL of such a row (`CASE WHEN false THEN ROW(NULL::t1,
-            // ...) END`: no `record` type is written).
+            // (`CASE WHEN true THEN ROW($1::t1, ...) END`), each field a
+            // parameter; a NULL one, a NULL of such a row (`CASE WHEN
+            // false THEN ROW(NULL::t1, ...) END`: no `record` type is
+            // written). The CASE keeps it a record value, not a row
+            // constructor: `r = q` compares records as PostgreSQL's
+            // `record_eq` does (NULL fields equal, README "Row values").
             if let Some(name) = &name
                 && let Some((shape, values)) = self.whole_record(name)
             {
@@ -1527,10 +1530,8 @@ impl<'a, 'c> Runner<'a, 'c> {
                         written.push(cast_param(params.len(), *ty)?.to_string());
                     }
                     let row = format!("ROW({})", written.join(", "));
-                    crate::parse::expression(&match values {
-                        Some(_) => row,
-                        None => format!("(CASE WHEN false THEN {row} END)"),
-                    })
+                    let known = values.is_some();
+                    crate::parse::expression(&format!("(CASE WHEN {known} THEN {row} END)"))
                 })() {
                     Ok(e) => *expr = e,
                     Err(e) => error = Some(e),

@@ -343,6 +343,7 @@ pub fn create(cx: &Ctx<'_>, txn: &mut Transaction, create: &Create) -> Result<Ou
         condition,
         actions,
     };
+    crate::rules::check_binding(cx, txn, &create.relation, &def)?;
     cx.db
         .catalog()
         .create_rule(txn, &def, &stored, create.replace)?;

@@ -57,6 +57,12 @@ pub fn instead_events(relation: u64) -> i32 {
         .fold(0, |events, r| events | 1 << (r.event - b'0'))
 }
 
+/// Whether relation `relation` has a rule of any event (MERGE is refused
+/// on such a relation, as PostgreSQL's).
+pub fn any_on(relation: u64) -> bool {
+    (in_scope().iter()).any(|r| r.relation == relation)
+}
+
 /// Whether relation `relation` has a rule of `event` (then the rules
 /// rewrite a change of it, not the updatable view's rewrite).
 pub fn any_of(relation: u64, event: crate::triggers::Event) -> bool {
@@ -128,6 +134,7 @@ pub fn plan(
         .filter(|r| r.relation == target.oid && r.event == target.event)
         .cloned()
         .collect();
+    check_on_conflict(statement, &target, &rules)?;
     if rules.is_empty() {
         return Ok(None);
     }
@@ -164,6 +171,83 @@ pub fn plan(
     }))
 }
 
+/// CREATE RULE's check that the actions of `rule` on `relation` bind:
+/// they are rewritten from a stand-in statement of the rule's event and
+/// planned, and an unknown column (42703: PostgreSQL analyzes actions at
+/// CREATE RULE, where an unqualified name is not NEW's or OLD's) is the
+/// CREATE's error. Other planning errors are left to the statements that
+/// fire the rule, as before.
+pub fn check_binding(
+    cx: &Ctx<'_>,
+    txn: &Transaction,
+    relation: &sqlparser::ast::ObjectName,
+    rule: &RuleDef,
+) -> Result<(), SqlError> {
+    let stored = crate::temp_tables::resolve_name(cx, txn, &names::relation(relation)?)?;
+    let Some(target) = named(cx, txn, stored, rule.event)? else {
+        return Ok(());
+    };
+    let text = match (rule.event, target.columns.first()) {
+        (RULE_INSERT, _) => format!("INSERT INTO {relation} DEFAULT VALUES"),
+        (RULE_UPDATE, Some((column, ..))) => {
+            let column = quoted(column);
+            format!("UPDATE {relation} SET {column} = {column}")
+        }
+        (RULE_UPDATE, None) => return Ok(()),
+        _ => format!("DELETE FROM {relation}"),
+    };
+    let Ok(Some(crate::parse::Parsed::Sql(stand_in))) =
+        crate::parse::statements(&text).map(|mut p| p.pop())
+    else {
+        return Ok(());
+    };
+    let unknown_column = |e: SqlError| match e.code == "42703" {
+        true => Err(e),
+        false => Ok(()),
+    };
+    let statements = match rewrite(cx, txn, &stand_in, &target, std::slice::from_ref(rule)) {
+        Ok(statements) => statements,
+        Err(e) => return unknown_column(e),
+    };
+    for (statement, role) in statements {
+        if role == Role::Original {
+            continue;
+        }
+        if let Err(e) = crate::statement::plan_part(cx, txn, &statement) {
+            unknown_column(e)?;
+        }
+    }
+    Ok(())
+}
+
+/// PostgreSQL's refusal of INSERT ... ON CONFLICT on a relation whose
+/// INSERT rules make statements or that has an UPDATE rule (0A000); a
+/// view changed by its automatic rewrite (no unconditional INSTEAD rule)
+/// is exempt.
+fn check_on_conflict(
+    statement: &Statement,
+    target: &Target,
+    rules: &[RuleDef],
+) -> Result<(), SqlError> {
+    let Statement::Insert(Insert { on: Some(_), .. }) = statement else {
+        return Ok(());
+    };
+    let unqualified_instead = rules.iter().any(|r| r.instead && r.condition.is_none());
+    if target.view.is_some() && !unqualified_instead {
+        return Ok(());
+    }
+    let makes_statements = rules.iter().any(|r| !r.actions.is_empty());
+    let has_update =
+        (in_scope().iter()).any(|r| r.relation == target.oid && r.event == RULE_UPDATE);
+    if makes_statements || has_update {
+        return Err(SqlError::new(
+            "0A000",
+            "INSERT with ON CONFLICT clause cannot be used with table that has INSERT or UPDATE rules",
+        ));
+    }
+    Ok(())
+}
+
 /// The target of `statement` if it is a row change of a relation with
 /// rules (of any event).
 fn target(
@@ -195,9 +279,21 @@ fn target(
     };
     let stored = crate::temp_tables::resolve_name(cx, txn, &names::relation(name)?)?;
     let rules = in_scope();
+    let target = named(cx, txn, stored, event)?;
+    Ok(target.filter(|t| rules.iter().any(|r| r.relation == t.oid)))
+}
+
+/// The rule target relation `stored` is (a table or a view, not a
+/// materialized one), whether or not it has rules.
+fn named(
+    cx: &Ctx<'_>,
+    txn: &Transaction,
+    stored: String,
+    event: u8,
+) -> Result<Option<Target>, SqlError> {
     if let Some(view) = cx.db.catalog().view(txn, &stored)? {
         let view = view.def;
-        if view.materialized || !rules.iter().any(|r| r.relation == view.oid) {
+        if view.materialized {
             return Ok(None);
         }
         let columns = target_columns(&view.columns, |i| view.default_of(i));
@@ -213,9 +309,6 @@ fn target(
         return Ok(None);
     };
     let def = &relation.def;
-    if !rules.iter().any(|r| r.relation == def.oid) {
-        return Ok(None);
-    }
     let columns = target_columns(&def.columns, |i| def.default_of(i));
     Ok(Some(Target {
         oid: def.oid,

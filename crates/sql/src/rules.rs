@@ -1024,13 +1024,15 @@ fn join(
         } => {
             match from {
                 Some(UpdateTableFromKind::AfterSet(items))
-                | Some(UpdateTableFromKind::BeforeSet(items)) => items.push(item.clone()),
+                | Some(UpdateTableFromKind::BeforeSet(items)) => {
+                    crate::rule_lateral::join_first(items, item)
+                }
                 None => *from = Some(UpdateTableFromKind::AfterSet(vec![item.clone()])),
             }
             add(selection);
         }
         Statement::Delete(delete) => {
-            delete.using.get_or_insert_with(Vec::new).push(item.clone());
+            crate::rule_lateral::join_first(delete.using.get_or_insert_with(Vec::new), item);
             add(&mut delete.selection);
         }
         Statement::Query(query) => join_query(query, item, condition.clone())?,
@@ -1064,7 +1066,8 @@ fn join_query(
             Ok(())
         }
         SetExpr::Select(select) => {
-            select.from.push(item.clone());
+            crate::rule_lateral::star_of_written_items(select);
+            crate::rule_lateral::join_first(&mut select.from, item);
             if let Some(c) = condition {
                 select.selection = Some(and(select.selection.take(), c));
             }

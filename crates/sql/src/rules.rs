@@ -1348,13 +1348,42 @@ impl Fired {
     ) -> Result<Output, SqlError> {
         let chosen = self.chosen();
         let mut out = None;
-        for (i, (plan, _)) in self.parts.iter().enumerate() {
+        let mut selected = None;
+        for (i, (plan, role)) in self.parts.iter().enumerate() {
             let output = plan.run(cx, txn, env)?;
             if Some(i) == chosen {
                 out = Some(output);
+            } else if *role == Role::Other && matches!(output, Output::Rows { .. }) {
+                selected = Some(output);
             }
         }
-        Ok(out.unwrap_or_else(|| Output::command(self.none.clone())))
+        let out = out.unwrap_or_else(|| Output::command(self.none.clone()));
+        // A SELECT action's rows reach the client under the statement's
+        // tag, as PostgreSQL sends them (the last such action's).
+        Ok(match (out, selected) {
+            (
+                Output::Command { tag },
+                Some(Output::Rows {
+                    columns,
+                    rows,
+                    style,
+                    ..
+                }),
+            ) => Output::Rows {
+                columns,
+                rows,
+                tag,
+                style,
+            },
+            (out, _) => out,
+        })
+    }
+
+    /// The last SELECT action's part (its rows are the statement's
+    /// when the chosen part returns none).
+    fn selecting(&self) -> Option<usize> {
+        (self.parts.iter())
+            .rposition(|(plan, role)| *role == Role::Other && plan.columns().is_some())
     }
 
     /// The part whose status is the statement's.
@@ -1369,6 +1398,7 @@ impl Fired {
 
     /// The result columns (the chosen part's).
     pub fn columns(&self) -> Option<Vec<crate::output::Column>> {
-        self.chosen().and_then(|i| self.parts[i].0.columns())
+        (self.chosen().and_then(|i| self.parts[i].0.columns()))
+            .or_else(|| self.selecting().and_then(|i| self.parts[i].0.columns()))
     }
 }

@@ -175,6 +175,7 @@ mod routine_privileges;
 mod row_assignments;
 mod row_security;
 mod row_values;
+mod rule_lateral;
 mod rule_statements;
 mod rules;
 mod scalar;

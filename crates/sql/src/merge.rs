@@ -118,6 +118,16 @@ pub fn plan(cx: &Ctx<'_>, txn: &Transaction, statement: &Statement) -> Result<Ch
     // A target row its SELECT policies hide is met by no source row
     // (PostgreSQL's security quals on the target's scan).
     let (name, qualifier, relation) = crate::access::table(cx, txn, &item)?;
+    if crate::rules::any_on(relation.def.oid) {
+        return Err(SqlError::new(
+            "0A000",
+            format!(
+                "cannot execute MERGE on relation \"{}\"",
+                folio_catalog::unqualified(&name)
+            ),
+        )
+        .with_detail("MERGE is not supported for relations with rules."));
+    }
     let select = crate::row_security::Command::Select;
     let visible = crate::row_security::using(cx, relation.def.oid, &name, select)?;
     let condition = JoinConstraint::On(match visible {

@@ -343,6 +343,7 @@ pub fn create(cx: &Ctx<'_>, txn: &mut Transaction, create: &Create) -> Result<Ou
         condition,
         actions,
     };
+    crate::rules::check_binding(cx, txn, &create.relation, &def)?;
     cx.db
         .catalog()
         .create_rule(txn, &def, &stored, create.replace)?;
@@ -371,6 +372,9 @@ pub fn drop_or_rename(
         }
         Err(e) => return Err(e),
     };
+    if cx.db.catalog().view(txn, &stored)?.is_some() {
+        view_return_rule(&stored, oid, named)?;
+    }
     let found =
         (crate::rules::in_scope().iter()).any(|r| r.relation == oid && r.name == named.name);
     if !found && named.if_exists {
@@ -389,6 +393,40 @@ pub fn drop_or_rename(
         None => cx.db.catalog().drop_rule(txn, oid, &stored, &named.name)?,
     }
     Ok(Output::command(tag))
+}
+
+/// PostgreSQL's errors for a view's `_RETURN` rule (its ON SELECT rule,
+/// which folio does not store as a rule): it cannot be dropped (2BP01) or
+/// renamed (42P17), and no other rule may take its name (42710).
+fn view_return_rule(stored: &str, oid: u64, named: &Named) -> Result<(), SqlError> {
+    const RETURN: &str = "_RETURN";
+    let view = folio_catalog::unqualified(stored);
+    match (&named.rename, named.name == RETURN) {
+        (None, true) => Err(SqlError::new(
+            "2BP01",
+            format!("cannot drop rule {RETURN} on view {view} because view {view} requires it"),
+        )
+        .with_hint(format!("You can drop view {view} instead."))),
+        (Some(new), true) if new == RETURN => Err(SqlError::new(
+            "42710",
+            format!("rule \"{RETURN}\" for relation \"{view}\" already exists"),
+        )),
+        (Some(_), true) => Err(SqlError::new(
+            "42P17",
+            "renaming an ON SELECT rule is not allowed",
+        )),
+        (Some(new), false)
+            if new == RETURN
+                && (crate::rules::in_scope().iter())
+                    .any(|r| r.relation == oid && r.name == named.name) =>
+        {
+            Err(SqlError::new(
+                "42710",
+                format!("rule \"{RETURN}\" for relation \"{view}\" already exists"),
+            ))
+        }
+        _ => Ok(()),
+    }
 }
 
 /// The definition `pg_rules.definition` and `pg_get_ruledef` show of

@@ -57,6 +57,12 @@ pub fn instead_events(relation: u64) -> i32 {
         .fold(0, |events, r| events | 1 << (r.event - b'0'))
 }
 
+/// Whether relation `relation` has a rule of any event (MERGE is refused
+/// on such a relation, as PostgreSQL's).
+pub fn any_on(relation: u64) -> bool {
+    (in_scope().iter()).any(|r| r.relation == relation)
+}
+
 /// Whether relation `relation` has a rule of `event` (then the rules
 /// rewrite a change of it, not the updatable view's rewrite).
 pub fn any_of(relation: u64, event: crate::triggers::Event) -> bool {
@@ -128,6 +134,7 @@ pub fn plan(
         .filter(|r| r.relation == target.oid && r.event == target.event)
         .cloned()
         .collect();
+    check_on_conflict(statement, &target, &rules)?;
     if rules.is_empty() {
         return Ok(None);
     }
@@ -164,6 +171,83 @@ pub fn plan(
     }))
 }
 
+/// CREATE RULE's check that the actions of `rule` on `relation` bind:
+/// they are rewritten from a stand-in statement of the rule's event and
+/// planned, and an unknown column (42703: PostgreSQL analyzes actions at
+/// CREATE RULE, where an unqualified name is not NEW's or OLD's) is the
+/// CREATE's error. Other planning errors are left to the statements that
+/// fire the rule, as before.
+pub fn check_binding(
+    cx: &Ctx<'_>,
+    txn: &Transaction,
+    relation: &sqlparser::ast::ObjectName,
+    rule: &RuleDef,
+) -> Result<(), SqlError> {
+    let stored = crate::temp_tables::resolve_name(cx, txn, &names::relation(relation)?)?;
+    let Some(target) = named(cx, txn, stored, rule.event)? else {
+        return Ok(());
+    };
+    let text = match (rule.event, target.columns.first()) {
+        (RULE_INSERT, _) => format!("INSERT INTO {relation} DEFAULT VALUES"),
+        (RULE_UPDATE, Some((column, ..))) => {
+            let column = quoted(column);
+            format!("UPDATE {relation} SET {column} = {column}")
+        }
+        (RULE_UPDATE, None) => return Ok(()),
+        _ => format!("DELETE FROM {relation}"),
+    };
+    let Ok(Some(crate::parse::Parsed::Sql(stand_in))) =
+        crate::parse::statements(&text).map(|mut p| p.pop())
+    else {
+        return Ok(());
+    };
+    let unknown_column = |e: SqlError| match e.code == "42703" {
+        true => Err(e),
+        false => Ok(()),
+    };
+    let statements = match rewrite(cx, txn, &stand_in, &target, std::slice::from_ref(rule)) {
+        Ok(statements) => statements,
+        Err(e) => return unknown_column(e),
+    };
+    for (statement, role) in statements {
+        if role == Role::Original {
+            continue;
+        }
+        if let Err(e) = crate::statement::plan_part(cx, txn, &statement) {
+            unknown_column(e)?;
+        }
+    }
+    Ok(())
+}
+
+/// PostgreSQL's refusal of INSERT ... ON CONFLICT on a relation whose
+/// INSERT rules make statements or that has an UPDATE rule (0A000); a
+/// view changed by its automatic rewrite (no unconditional INSTEAD rule)
+/// is exempt.
+fn check_on_conflict(
+    statement: &Statement,
+    target: &Target,
+    rules: &[RuleDef],
+) -> Result<(), SqlError> {
+    let Statement::Insert(Insert { on: Some(_), .. }) = statement else {
+        return Ok(());
+    };
+    let unqualified_instead = rules.iter().any(|r| r.instead && r.condition.is_none());
+    if target.view.is_some() && !unqualified_instead {
+        return Ok(());
+    }
+    let makes_statements = rules.iter().any(|r| !r.actions.is_empty());
+    let has_update =
+        (in_scope().iter()).any(|r| r.relation == target.oid && r.event == RULE_UPDATE);
+    if makes_statements || has_update {
+        return Err(SqlError::new(
+            "0A000",
+            "INSERT with ON CONFLICT clause cannot be used with table that has INSERT or UPDATE rules",
+        ));
+    }
+    Ok(())
+}
+
 /// The target of `statement` if it is a row change of a relation with
 /// rules (of any event).
 fn target(
@@ -195,9 +279,21 @@ fn target(
     };
     let stored = crate::temp_tables::resolve_name(cx, txn, &names::relation(name)?)?;
     let rules = in_scope();
+    let target = named(cx, txn, stored, event)?;
+    Ok(target.filter(|t| rules.iter().any(|r| r.relation == t.oid)))
+}
+
+/// The rule target relation `stored` is (a table or a view, not a
+/// materialized one), whether or not it has rules.
+fn named(
+    cx: &Ctx<'_>,
+    txn: &Transaction,
+    stored: String,
+    event: u8,
+) -> Result<Option<Target>, SqlError> {
     if let Some(view) = cx.db.catalog().view(txn, &stored)? {
         let view = view.def;
-        if view.materialized || !rules.iter().any(|r| r.relation == view.oid) {
+        if view.materialized {
             return Ok(None);
         }
         let columns = target_columns(&view.columns, |i| view.default_of(i));
@@ -213,9 +309,6 @@ fn target(
         return Ok(None);
     };
     let def = &relation.def;
-    if !rules.iter().any(|r| r.relation == def.oid) {
-        return Ok(None);
-    }
     let columns = target_columns(&def.columns, |i| def.default_of(i));
     Ok(Some(Target {
         oid: def.oid,
@@ -931,13 +1024,15 @@ fn join(
         } => {
             match from {
                 Some(UpdateTableFromKind::AfterSet(items))
-                | Some(UpdateTableFromKind::BeforeSet(items)) => items.push(item.clone()),
+                | Some(UpdateTableFromKind::BeforeSet(items)) => {
+                    crate::rule_lateral::join_first(items, item)
+                }
                 None => *from = Some(UpdateTableFromKind::AfterSet(vec![item.clone()])),
             }
             add(selection);
         }
         Statement::Delete(delete) => {
-            delete.using.get_or_insert_with(Vec::new).push(item.clone());
+            crate::rule_lateral::join_first(delete.using.get_or_insert_with(Vec::new), item);
             add(&mut delete.selection);
         }
         Statement::Query(query) => join_query(query, item, condition.clone())?,
@@ -971,7 +1066,8 @@ fn join_query(
             Ok(())
         }
         SetExpr::Select(select) => {
-            select.from.push(item.clone());
+            crate::rule_lateral::star_of_written_items(select);
+            crate::rule_lateral::join_first(&mut select.from, item);
             if let Some(c) = condition {
                 select.selection = Some(and(select.selection.take(), c));
             }
@@ -1252,13 +1348,42 @@ impl Fired {
     ) -> Result<Output, SqlError> {
         let chosen = self.chosen();
         let mut out = None;
-        for (i, (plan, _)) in self.parts.iter().enumerate() {
+        let mut selected = None;
+        for (i, (plan, role)) in self.parts.iter().enumerate() {
             let output = plan.run(cx, txn, env)?;
             if Some(i) == chosen {
                 out = Some(output);
+            } else if *role == Role::Other && matches!(output, Output::Rows { .. }) {
+                selected = Some(output);
             }
         }
-        Ok(out.unwrap_or_else(|| Output::command(self.none.clone())))
+        let out = out.unwrap_or_else(|| Output::command(self.none.clone()));
+        // A SELECT action's rows reach the client under the statement's
+        // tag, as PostgreSQL sends them (the last such action's).
+        Ok(match (out, selected) {
+            (
+                Output::Command { tag },
+                Some(Output::Rows {
+                    columns,
+                    rows,
+                    style,
+                    ..
+                }),
+            ) => Output::Rows {
+                columns,
+                rows,
+                tag,
+                style,
+            },
+            (out, _) => out,
+        })
+    }
+
+    /// The last SELECT action's part (its rows are the statement's
+    /// when the chosen part returns none).
+    fn selecting(&self) -> Option<usize> {
+        (self.parts.iter())
+            .rposition(|(plan, role)| *role == Role::Other && plan.columns().is_some())
     }
 
     /// The part whose status is the statement's.
@@ -1273,6 +1398,7 @@ impl Fired {
 
     /// The result columns (the chosen part's).
     pub fn columns(&self) -> Option<Vec<crate::output::Column>> {
-        self.chosen().and_then(|i| self.parts[i].0.columns())
+        (self.chosen().and_then(|i| self.parts[i].0.columns()))
+            .or_else(|| self.selecting().and_then(|i| self.parts[i].0.columns()))
     }
 }

@@ -71,7 +71,7 @@ pub fn rows(
         } else {
             schema
         };
-        let function = crate::sql_functions::by_oid(t.function as i64)
+        let function = crate::builtin_triggers::function_of(t.function)
             .map(|f| f.name)
             .unwrap_or_else(|| t.function.to_string());
         let definition = crate::trigger_statements::definition(t, &table, &function, false);

@@ -21,6 +21,7 @@ mod bare_labels;
 mod between_symmetric;
 mod bit_functions;
 mod block_roles;
+mod builtin_triggers;
 mod bytea_bits;
 mod bytea_functions;
 mod call_arguments;

@@ -3432,7 +3432,7 @@ pub(crate) fn run_with_params(
             }
             crate::partitions::ddl::check_alter(cx, txn, name, *only, operations)?;
             let keys_below = crate::partitions::columns::keys_below(cx, txn, name, operations)?;
-            let done = ddl::alter_table(cx, txn, notices, name, operations)?;
+            let done = ddl::alter_table(cx, txn, notices, name, operations, *only)?;
             for (table, key) in &keys_below {
                 cx.db.catalog().drop_constraint(txn, table, key)?;
             }

@@ -69,7 +69,10 @@ fn run_function(
     let mut notices = Vec::new();
     // (Timed only under EXPLAIN ANALYZE of a row change.)
     let started = crate::explain_change::counting(cx).then(std::time::Instant::now);
-    let returned = call_trigger(cx, txn, &mut notices, function, call);
+    let returned = match crate::builtin_triggers::run(function, call) {
+        Some(returned) => returned,
+        None => call_trigger(cx, txn, &mut notices, function, call),
+    };
     if let Some(started) = started {
         crate::explain_change::note_trigger(cx, call.table_oid, call.name, started.elapsed());
     }
@@ -775,7 +778,7 @@ fn columns_of(relation: &Relation) -> Vec<(String, SqlType)> {
 
 /// `trigger` bound for a statement on a table of `columns`.
 fn bind(trigger: &TriggerDef, columns: &[(String, SqlType)]) -> Result<Bound, SqlError> {
-    let function = crate::sql_functions::by_oid(trigger.function as i64).ok_or_else(|| {
+    let function = crate::builtin_triggers::function_of(trigger.function).ok_or_else(|| {
         SqlError::new(
             "42883",
             format!(

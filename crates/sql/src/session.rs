@@ -3363,6 +3363,12 @@ pub(crate) fn run_with_params(
             ..
         } => crate::views::drop(db, txn, notices, *if_exists, names, *cascade),
         Statement::CreateIndex(create) => {
+            if let Some(def) = db
+                .catalog()
+                .table(txn, &crate::names::relation(&create.table_name)?)?
+            {
+                crate::triggers::refuse_in_use(&def, "CREATE INDEX")?;
+            }
             let made = indexes::create_index(db, txn, notices, create)?;
             crate::partitions::ddl::after_key_or_index(cx, txn, notices, statement)?;
             Ok(made)
@@ -3422,6 +3428,9 @@ pub(crate) fn run_with_params(
                     crate::names::relation(name)?
                 )));
                 return Ok(Output::command("ALTER TABLE"));
+            }
+            if let Some(def) = cx.db.catalog().table(txn, &crate::names::relation(name)?)? {
+                crate::triggers::refuse_in_use(&def, "ALTER TABLE")?;
             }
             crate::partitions::ddl::check_foreign_key_adds(cx, txn, name, *only, operations)?;
             let merged =

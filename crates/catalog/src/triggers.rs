@@ -232,9 +232,11 @@ impl Catalog {
         let exists =
             || CatalogError::TriggerExists(def.name.clone(), display(table_name).to_string());
         // A clone is replaced only with its parent (PostgreSQL's 42710
-        // otherwise).
+        // otherwise); a clone being made (`def.parent` set: OR REPLACE
+        // on a partitioned table, reaching its partitions) replaces any
+        // trigger of the name, the partition's own too.
         let replaceable = |class: &ClassRow| match class.trigger.as_ref().map_or(0, |t| t.parent) {
-            parent if parent == def.parent => Ok(()),
+            parent if parent == def.parent || def.parent != 0 => Ok(()),
             _ => Err(CatalogError::TriggerIsClone(
                 def.name.clone(),
                 display(table_name).to_string(),

@@ -515,7 +515,7 @@ impl CatalogFunc {
                 match triggers.iter().find(|t| t.oid as i64 == oid) {
                     Some(t) => {
                         let table = lookups()?.catalog_name(t.table as i64).unwrap_or_default();
-                        let function = crate::sql_functions::by_oid(t.function as i64)
+                        let function = crate::builtin_triggers::function_of(t.function)
                             .map(|f| f.name)
                             .unwrap_or_else(|| t.function.to_string());
                         Value::Text(crate::trigger_statements::definition(

@@ -1322,6 +1322,7 @@ pub fn alter_table(
     notices: &mut Vec<Notice>,
     name: &ObjectName,
     operations: &[AlterTableOperation],
+    only: bool,
 ) -> Result<Output, SqlError> {
     let db = cx.db;
     let mut name = names::relation(name)?;
@@ -1609,7 +1610,7 @@ pub fn alter_table(
                 db.catalog().set_default(txn, &name, &column, expr)?;
             }
             other => match Enabling::of(other) {
-                Some(enabling) => enabling.run(cx, txn, &name)?,
+                Some(enabling) => enabling.run(cx, txn, &name, only)?,
                 None => return Err(SqlError::unsupported(format!("ALTER TABLE ... {other}"))),
             },
         }

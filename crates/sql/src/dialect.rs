@@ -90,7 +90,8 @@ impl Dialect for Folio {
     }
 
     /// `[NOT] BETWEEN SYMMETRIC` and `ASYMMETRIC` (`between_symmetric.rs`);
-    /// `x ISNULL` (`isnull_operator.rs`).
+    /// `x ISNULL` (`isnull_operator.rs`); `x::t COLLATE c`
+    /// (`collate_operator.rs`).
     fn parse_infix(
         &self,
         parser: &mut Parser,
@@ -99,6 +100,7 @@ impl Dialect for Folio {
     ) -> Option<Result<sqlparser::ast::Expr, ParserError>> {
         crate::between_symmetric::parse(parser, expr)
             .or_else(|| crate::isnull_operator::parse(parser, expr))
+            .or_else(|| crate::collate_operator::parse(parser, expr))
     }
 
     fn get_next_precedence(&self, parser: &Parser) -> Option<Result<u8, ParserError>> {

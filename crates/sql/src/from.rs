@@ -1811,11 +1811,18 @@ fn partitioned_base(
     let keep = tree.prune(&conditions);
     let at_start = crate::partitions::run_time::AtStart::of(&tree, conditions, &keep);
     // One partition left is read as itself, unless its columns are in
-    // another order (a branch then selects them by name).
-    if let [one] = keep.as_slice()
-        && tree.parts[*one].map.is_none()
-    {
-        let child = access::relation(cx, txn, &tree.parts[*one].name)?;
+    // another order (a branch then selects them by name) or it is
+    // partitioned itself (its own heap is empty: a branch reads its
+    // partitions).
+    let single = match keep.as_slice() {
+        [one] if tree.parts[*one].map.is_none() => {
+            let child = access::relation(cx, txn, &tree.parts[*one].name)?;
+            child.def.partition_key().is_none().then_some((*one, child))
+        }
+        _ => None,
+    };
+    if let Some((one, child)) = single {
+        let one = &one;
         let label = format!(
             "{} {qualifier}",
             folio_catalog::unqualified(&tree.parts[*one].name)

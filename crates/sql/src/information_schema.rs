@@ -1,6 +1,7 @@
 //! The `information_schema` views tools and ORMs read first: `tables`,
 //! `columns`, `schemata`, and the keys: `table_constraints`,
-//! `key_column_usage` and `referential_constraints`, with PostgreSQL 15's column names and
+//! `key_column_usage` and `referential_constraints`, and `triggers`
+//! (`information_schema_triggers.rs`), with PostgreSQL 15's column names and
 //! order, their rows made from the catalog at each execution (as the
 //! `pg_catalog` relations are: `system.rs`, which resolves the names).
 //! They list the user's tables and the `pg_catalog` relations folio has.
@@ -35,10 +36,11 @@ pub enum View {
     ReferentialConstraints,
     Views,
     Domains,
+    Triggers,
 }
 
 /// Every view.
-const VIEWS: [View; 8] = [
+const VIEWS: [View; 9] = [
     View::Tables,
     View::Columns,
     View::Schemata,
@@ -47,6 +49,7 @@ const VIEWS: [View; 8] = [
     View::ReferentialConstraints,
     View::Views,
     View::Domains,
+    View::Triggers,
 ];
 
 use SqlType::{Int4, Text};
@@ -71,12 +74,14 @@ impl View {
             View::ReferentialConstraints => "referential_constraints",
             View::Views => "views",
             View::Domains => "domains",
+            View::Triggers => "triggers",
         }
     }
 
     /// Its columns.
     pub fn columns(self) -> Columns {
         match self {
+            View::Triggers => crate::information_schema_triggers::COLUMNS,
             View::Domains => &[
                 ("domain_catalog", Text),
                 ("domain_schema", Text),
@@ -372,6 +377,7 @@ impl View {
                     }
                 }
             }
+            View::Triggers => crate::information_schema_triggers::rows(catalog, txn, &mut out)?,
             View::Domains => {
                 let domains = crate::user_types::domains();
                 for d in domains.iter() {

@@ -265,6 +265,6 @@ pub fn alter(
         }
         return Err(SqlError::undefined_table(&relation));
     }
-    crate::ddl::alter_table(cx, txn, notices, name, operations)?;
+    crate::ddl::alter_table(cx, txn, notices, name, operations, false)?;
     Ok(Output::command(tag))
 }

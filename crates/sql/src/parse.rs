@@ -404,6 +404,7 @@ pub fn statements(sql: &str) -> Result<Vec<Parsed>, SqlError> {
         }
         row_lock_strengths_folio_takes(&mut spanned);
         crate::collations::collation_for_as_call(&mut spanned);
+        crate::whole_row_cast::rewrite(&mut spanned);
         crate::inheritance::syntax::mark(&mut spanned);
         crate::cursors::current_of::mark(&mut spanned);
         crate::inheritance::syntax::mark_no_inherit(&mut spanned, &text)?;

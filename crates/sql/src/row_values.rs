@@ -145,7 +145,7 @@ pub fn deparse(f: RowFunc, a: &[String]) -> String {
 /// expression.
 pub fn bind(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Option<Result<Scalar, SqlError>> {
     match expr {
-        Expr::Tuple(items) => Some(construct(items.iter(), columns)),
+        Expr::Tuple(items) => Some(construct(items.iter().map(RowItem::Expr), columns)),
         Expr::Function(f) if row_call(f).is_some() => Some(
             row_call(f)
                 .expect("matched above")
@@ -471,7 +471,7 @@ fn is_constructor(e: &Expr) -> bool {
 }
 
 /// `ROW(args)`'s arguments, if `f` is that call.
-fn row_call(f: &sqlparser::ast::Function) -> Option<Result<Vec<&Expr>, SqlError>> {
+fn row_call(f: &sqlparser::ast::Function) -> Option<Result<Vec<RowItem<'_>>, SqlError>> {
     if !(f.name.0.len() == 1 && names::function(&f.name) == "row") {
         return None;
     }
@@ -480,7 +480,12 @@ fn row_call(f: &sqlparser::ast::Function) -> Option<Result<Vec<&Expr>, SqlError>
             .args
             .iter()
             .map(|a| match a {
-                FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) => Ok(e),
+                FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) => Ok(RowItem::Expr(e)),
+                FunctionArg::Unnamed(FunctionArgExpr::QualifiedWildcard(name))
+                    if name.0.len() == 1 =>
+                {
+                    Ok(RowItem::AllOf(name))
+                }
                 other => Err(SqlError::unsupported(format!(
                     "the argument {other} of ROW"
                 ))),
@@ -491,15 +496,42 @@ fn row_call(f: &sqlparser::ast::Function) -> Option<Result<Vec<&Expr>, SqlError>
     })
 }
 
+/// One argument of a row constructor: an expression, or `t.*`, which
+/// stands for each column of the FROM item `t` in turn (PostgreSQL
+/// expands it: `ROW(t.*)` is `ROW(t.a, t.b)`).
+enum RowItem<'e> {
+    Expr(&'e Expr),
+    AllOf(&'e sqlparser::ast::ObjectName),
+}
+
 /// The record of `items`: a quoted literal in it is text, as PostgreSQL
 /// resolves an `unknown` field when the row is output.
 fn construct<'e>(
-    items: impl Iterator<Item = &'e Expr>,
+    items: impl Iterator<Item = RowItem<'e>>,
     columns: &(impl Columns + ?Sized),
 ) -> Result<Scalar, SqlError> {
-    let args = items
-        .map(|e| scalar::bind(e, columns))
-        .collect::<Result<Vec<_>, _>>()?;
+    let mut args = Vec::new();
+    for item in items {
+        match item {
+            RowItem::Expr(e) => args.push(scalar::bind(e, columns)?),
+            RowItem::AllOf(name) => {
+                let source =
+                    (names::parts(name).and_then(|p| p.into_iter().next())).unwrap_or_default();
+                match whole_row(&source, columns) {
+                    Some(row) => match row? {
+                        Scalar::Func(_, fields) => args.extend(fields),
+                        other => args.push(other),
+                    },
+                    None => {
+                        return Err(SqlError::new(
+                            "42P01",
+                            format!("missing FROM-clause entry for table \"{source}\""),
+                        ));
+                    }
+                }
+            }
+        }
+    }
     Ok(Scalar::Func(Func::Row(RowFunc::Construct), args))
 }
 

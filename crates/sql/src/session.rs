@@ -3363,6 +3363,12 @@ pub(crate) fn run_with_params(
             ..
         } => crate::views::drop(db, txn, notices, *if_exists, names, *cascade),
         Statement::CreateIndex(create) => {
+            if let Some(def) = db
+                .catalog()
+                .table(txn, &crate::names::relation(&create.table_name)?)?
+            {
+                crate::triggers::refuse_in_use(&def, "CREATE INDEX")?;
+            }
             let made = indexes::create_index(db, txn, notices, create)?;
             crate::partitions::ddl::after_key_or_index(cx, txn, notices, statement)?;
             Ok(made)
@@ -3423,6 +3429,9 @@ pub(crate) fn run_with_params(
                 )));
                 return Ok(Output::command("ALTER TABLE"));
             }
+            if let Some(def) = cx.db.catalog().table(txn, &crate::names::relation(name)?)? {
+                crate::triggers::refuse_in_use(&def, "ALTER TABLE")?;
+            }
             crate::partitions::ddl::check_foreign_key_adds(cx, txn, name, *only, operations)?;
             let merged =
                 crate::inheritance::alter::check(cx, txn, notices, name, *only, operations)?;
@@ -3432,7 +3441,7 @@ pub(crate) fn run_with_params(
             }
             crate::partitions::ddl::check_alter(cx, txn, name, *only, operations)?;
             let keys_below = crate::partitions::columns::keys_below(cx, txn, name, operations)?;
-            let done = ddl::alter_table(cx, txn, notices, name, operations)?;
+            let done = ddl::alter_table(cx, txn, notices, name, operations, *only)?;
             for (table, key) in &keys_below {
                 cx.db.catalog().drop_constraint(txn, table, key)?;
             }

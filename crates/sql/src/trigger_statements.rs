@@ -173,8 +173,9 @@ pub fn create(
         }
     }
     let body = create.exec_body.as_ref().expect("checked above");
-    let function =
-        crate::sql_functions::resolve(&body.func_desc.name, Some(0)).ok_or_else(|| {
+    let function = crate::sql_functions::resolve(&body.func_desc.name, Some(0))
+        .or_else(|| crate::builtin_triggers::resolve(&body.func_desc.name))
+        .ok_or_else(|| {
             SqlError::new(
                 "42883",
                 format!("function {}() does not exist", body.func_desc.name),
@@ -602,11 +603,14 @@ impl<'a> Enabling<'a> {
     /// actions of keys referencing it): a superuser's right only, else
     /// PostgreSQL's 42501 naming such a trigger (a name folio makes up:
     /// `RI_ConstraintTrigger_a_` or `_c_` and the constraint's oid).
+    /// A partitioned table's clones of the trigger follow unless `only`
+    /// (`ALTER TABLE ONLY`).
     pub fn run(
         &self,
         cx: &Ctx<'_>,
         txn: &mut Transaction,
         table_name: &str,
+        only: bool,
     ) -> Result<(), SqlError> {
         let catalog = cx.db.catalog();
         let def = (catalog.table(txn, table_name)?)
@@ -635,7 +639,7 @@ impl<'a> Enabling<'a> {
         for name in names {
             catalog.enable_trigger(txn, table, table_name, &name, self.state)?;
             // A partitioned table's clones follow (PostgreSQL 15).
-            if let Some(def) = all.iter().find(|t| t.table == table && t.name == name) {
+            if !only && let Some(def) = all.iter().find(|t| t.table == table && t.name == name) {
                 crate::partitions::trigger_clones::enable_clones(cx, txn, def, self.state)?;
             }
         }

@@ -41,6 +41,28 @@ thread_local! {
     /// thread: the order rows queued by several [`Triggers`] (a
     /// partitioned table's partitions) fire in ([`after_rows_in_order`]).
     static QUEUED: Cell<u64> = const { Cell::new(0) };
+    /// The tables whose trigger functions are running on this thread,
+    /// innermost last: each is in use by the statement that fired the
+    /// trigger ([`refuse_in_use`]).
+    static IN_USE: RefCell<Vec<u64>> = const { RefCell::new(Vec::new()) };
+}
+
+/// `command` (`ALTER TABLE`, `CREATE INDEX`) of table `def`, run by a
+/// trigger function while a statement of this session that fired a
+/// trigger on the table is still running: PostgreSQL's 55006, as its
+/// `CheckTableNotInUse` refuses changing a relation an active query has
+/// open.
+pub fn refuse_in_use(def: &folio_catalog::TableDef, command: &str) -> Result<(), SqlError> {
+    if !IN_USE.with(|t| t.borrow().contains(&def.oid)) {
+        return Ok(());
+    }
+    Err(SqlError::new(
+        "55006",
+        format!(
+            "cannot {command} \"{}\" because it is being used by active queries in this session",
+            folio_catalog::unqualified(&def.name)
+        ),
+    ))
 }
 
 /// `pg_trigger_depth()`: the trigger functions running, one inside
@@ -62,14 +84,19 @@ fn run_function(
     impl Drop for Nested {
         fn drop(&mut self) {
             DEPTH.with(|d| d.set(d.get() - 1));
+            IN_USE.with(|t| t.borrow_mut().pop());
         }
     }
     DEPTH.with(|d| d.set(d.get() + 1));
+    IN_USE.with(|t| t.borrow_mut().push(call.table_oid));
     let _nested = Nested;
     let mut notices = Vec::new();
     // (Timed only under EXPLAIN ANALYZE of a row change.)
     let started = crate::explain_change::counting(cx).then(std::time::Instant::now);
-    let returned = call_trigger(cx, txn, &mut notices, function, call);
+    let returned = match crate::builtin_triggers::run(function, call) {
+        Some(returned) => returned,
+        None => call_trigger(cx, txn, &mut notices, function, call),
+    };
     if let Some(started) = started {
         crate::explain_change::note_trigger(cx, call.table_oid, call.name, started.elapsed());
     }
@@ -775,7 +802,7 @@ fn columns_of(relation: &Relation) -> Vec<(String, SqlType)> {
 
 /// `trigger` bound for a statement on a table of `columns`.
 fn bind(trigger: &TriggerDef, columns: &[(String, SqlType)]) -> Result<Bound, SqlError> {
-    let function = crate::sql_functions::by_oid(trigger.function as i64).ok_or_else(|| {
+    let function = crate::builtin_triggers::function_of(trigger.function).ok_or_else(|| {
         SqlError::new(
             "42883",
             format!(

@@ -155,6 +155,7 @@ pub fn check(
                 | AlterTableOperation::DropColumn { .. }
                 | AlterTableOperation::DropConstraint { .. }
         ) || crate::partitions::inherited_alter::is_handed_down(op)
+            || crate::trigger_statements::Enabling::of(op).is_some()
     };
     if only && def.partition_key().is_some() && !operations.iter().all(column_op) {
         return Err(SqlError::unsupported("the statement \"ALTER TABLE ONLY\""));
@@ -376,7 +377,7 @@ fn recurse_from(
             continue;
         }
         let written = super::syntax::plain_name(&child.name);
-        crate::ddl::alter_table(cx, txn, notices, &written, &ops)?;
+        crate::ddl::alter_table(cx, txn, notices, &written, &ops, false)?;
         // What the child received only from its parent is not its own.
         for op in &ops {
             match op {

@@ -260,7 +260,7 @@ pub fn recurse(
     }
     for part in descendants(cx, txn, &def)? {
         let written = crate::inheritance::syntax::plain_name(&part.name);
-        crate::ddl::alter_table(cx, txn, &mut Vec::new(), &written, &ops)?;
+        crate::ddl::alter_table(cx, txn, &mut Vec::new(), &written, &ops, false)?;
         cx.relations.ddl();
     }
     Ok(())

@@ -275,7 +275,7 @@ pub fn recurse(
             continue;
         }
         let written = crate::inheritance::syntax::plain_name(&part.name);
-        crate::ddl::alter_table(cx, txn, &mut Vec::new(), &written, &ops)?;
+        crate::ddl::alter_table(cx, txn, &mut Vec::new(), &written, &ops, false)?;
         for c in received {
             (cx.db.catalog()).set_constraint_local(txn, &part.name, &c, false)?;
         }

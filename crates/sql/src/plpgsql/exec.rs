@@ -1491,6 +1491,10 @@ impl<'a, 'c> Runner<'a, 'c> {
         if self.var_index(&["tg_argv".to_string()]).is_some() {
             let _ = bound.visit(&mut ArgvFromZero);
         }
+        super::record_stars::expand(&mut bound, |name| {
+            let (shape, _) = self.whole_record(name)?;
+            Some(shape.iter().map(|(field, _)| field.clone()).collect())
+        });
         let mut params: Vec<Value> = Vec::new();
         let mut names = Vec::new();
         let mut types = Vec::new();

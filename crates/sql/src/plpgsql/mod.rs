@@ -34,6 +34,7 @@ pub mod exec;
 pub mod extra_checks;
 pub mod parse;
 pub mod plan_cache;
+pub mod record_stars;
 pub mod row_calls;
 pub mod set_returning;
 pub mod subscripted_targets;

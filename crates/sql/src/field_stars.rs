@@ -43,7 +43,7 @@ pub fn mark(tokens: &mut Vec<TokenWithSpan>) {
             at += 1;
             continue;
         }
-        let Some(open) = opening(tokens, at) else {
+        let Some(open) = crate::parse::opening(tokens, at) else {
             return;
         };
         let grouping = match open.checked_sub(1).map(|p| &tokens[p].token) {
@@ -64,24 +64,6 @@ pub fn mark(tokens: &mut Vec<TokenWithSpan>) {
         );
         at += 3;
     }
-}
-
-/// The `(` that the `)` at `close` closes.
-fn opening(tokens: &[TokenWithSpan], close: usize) -> Option<usize> {
-    let mut depth = 0i32;
-    for i in (0..=close).rev() {
-        match tokens[i].token {
-            Token::RParen => depth += 1,
-            Token::LParen => {
-                depth -= 1;
-                if depth == 0 {
-                    return Some(i);
-                }
-            }
-            _ => {}
-        }
-    }
-    None
 }
 
 /// The expression of a `"$fields"(expr)` marker, if `f` is one.

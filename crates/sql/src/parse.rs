@@ -2136,6 +2136,24 @@ pub(crate) fn closing(tokens: &[TokenWithSpan], open: usize) -> Option<usize> {
     None
 }
 
+/// The `(` that the `)` at `close` closes ([`closing`] backwards).
+pub(crate) fn opening(tokens: &[TokenWithSpan], close: usize) -> Option<usize> {
+    let mut depth = 0i32;
+    for i in (0..=close).rev() {
+        match tokens[i].token {
+            Token::RParen => depth += 1,
+            Token::LParen => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(i);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
 /// The keyword `token` is, if it is an unquoted one.
 pub(crate) fn keyword(token: &Token) -> Option<Keyword> {
     match token {

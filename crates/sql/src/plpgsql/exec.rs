@@ -463,6 +463,13 @@ impl<'a, 'c> Runner<'a, 'c> {
                     (Kind::Alias(at), Value::Null)
                 }
             };
+            // The default is evaluated before the variable is declared: it
+            // cannot read itself (PostgreSQL's 42703 for `x int := x + 1`;
+            // an outer block's `x` is read).
+            let initial = match &decl.default {
+                Some(default) => Some(self.eval(default)?),
+                None => None,
+            };
             self.vars.push(Var {
                 name: decl.name.clone(),
                 label: block.label.clone(),
@@ -474,11 +481,8 @@ impl<'a, 'c> Runner<'a, 'c> {
                 domain,
             });
             let at = self.vars.len() - 1;
-            match &decl.default {
-                Some(default) => {
-                    let (value, ty) = self.eval(default)?;
-                    self.assign_at(at, value, ty)?;
-                }
+            match initial {
+                Some((value, ty)) => self.assign_at(at, value, ty)?,
                 None if decl.not_null => {
                     return Err(null_to_not_null(&decl.name));
                 }
@@ -1183,10 +1187,7 @@ impl<'a, 'c> Runner<'a, 'c> {
         let mut code = match &raise.condition {
             Some(Condition::Code(c)) => Some(c.clone()),
             Some(Condition::Name(n)) => {
-                if message.is_none() {
-                    message = Some(n.clone());
-                }
-                conditions::code_of(n).map(str::to_string)
+                Some(conditions::code_of(n).map_or_else(String::new, str::to_string))
             }
             None => None,
         };
@@ -1195,6 +1196,20 @@ impl<'a, 'c> Runner<'a, 'c> {
             let v = self.eval(value)?.0;
             let text = crate::types::text_output(&v)
                 .ok_or_else(|| SqlError::new("22004", "RAISE statement option cannot be null"))?;
+            // Each of the four is given once: by the format or the
+            // condition, or by one option (PostgreSQL's 42601).
+            let given = match option.as_str() {
+                "message" => &mut message,
+                "detail" => &mut detail,
+                "hint" => &mut hint,
+                _ => &mut code,
+            };
+            if given.is_some() {
+                return Err(SqlError::syntax(format!(
+                    "RAISE option already specified: {}",
+                    option.to_uppercase()
+                )));
+            }
             match option.as_str() {
                 "message" => message = Some(text),
                 "detail" => detail = Some(text),
@@ -1212,6 +1227,12 @@ impl<'a, 'c> Runner<'a, 'c> {
                 }
             }
         }
+        // A condition's name is the message none was given.
+        if let (None, Some(Condition::Name(n))) = (&message, &raise.condition) {
+            message = Some(n.clone());
+        }
+        // (A condition name without a code, which CREATE checked, is none.)
+        let code = code.filter(|c| !c.is_empty());
         let level = raise.level.as_str();
         if level == "exception" {
             let code = code.unwrap_or_else(|| "P0001".into());

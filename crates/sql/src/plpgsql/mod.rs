@@ -53,6 +53,12 @@ pub fn do_block(
     notices: &mut Vec<Notice>,
     block: &parse::Block,
 ) -> Result<Output, SqlError> {
+    // The block is a function returning void (`RETURN 1` is 42804).
+    let void = FunctionDef {
+        result: (crate::sql_functions::VOID, -1),
+        ..FunctionDef::default()
+    };
+    set_returning::check_body(&void, block)?;
     let nonatomic = cx.nonatomic.take();
     let mut runner = exec::Runner::new(cx, txn, notices);
     if nonatomic {

@@ -4,7 +4,7 @@
 //! index on names keeps one of a name per relation, and no relation (no
 //! NUL in its name) or function (`name\0{oids}`: only digits and commas
 //! after the NUL) can hold it. This module owns that naming and the steps
-//! both kinds share: create or replace, find under a lock, drop, and drop
+//! both kinds share: create or replace, find under a lock, rename, drop, and drop
 //! with the relation.
 
 use crate::catalog::Catalog;
@@ -135,6 +135,29 @@ impl Catalog {
     ) -> Result<(), CatalogError> {
         let (tid, _) = self.locked_member(txn, members, relation, name, missing)?;
         self.delete_class_row(txn, tid)
+    }
+
+    /// Renames member `name` of `relation` to `new`: `missing()` if there
+    /// is none, then `taken()` if `new` is already one (PostgreSQL's order).
+    pub(crate) fn rename_member(
+        &self,
+        txn: &mut Transaction,
+        members: &Members,
+        relation: u64,
+        (name, new): (&str, &str),
+        missing: impl Fn() -> CatalogError,
+        taken: impl Fn() -> CatalogError,
+    ) -> Result<(), CatalogError> {
+        let (tid, class) = self.locked_member(txn, members, relation, name, missing)?;
+        let new_row = members.row_name(relation, new);
+        if self.class(txn, &new_row)?.is_some() {
+            return Err(taken());
+        }
+        self.rename_class_row(txn, tid, class, &new_row)
+            .map_err(|e| match e {
+                CatalogError::Exists(_) => taken(),
+                other => other,
+            })
     }
 
     /// Drops every member of relation `relation` (it is being dropped).

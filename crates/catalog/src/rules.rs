@@ -157,16 +157,7 @@ impl Catalog {
             || CatalogError::NoSuchRule(name.to_string(), display(relation_name).to_string());
         let taken =
             || CatalogError::RuleExists(new.to_string(), display(relation_name).to_string());
-        let new_row = RULES.row_name(relation, new);
-        let (tid, class) = self.locked_member(txn, &RULES, relation, name, missing)?;
-        if self.class(txn, &new_row)?.is_some() {
-            return Err(taken());
-        }
-        self.rename_class_row(txn, tid, class, &new_row)
-            .map_err(|e| match e {
-                CatalogError::Exists(_) => taken(),
-                other => other,
-            })
+        self.rename_member(txn, &RULES, relation, (name, new), missing, taken)
     }
 }
 

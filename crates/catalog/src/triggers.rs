@@ -287,16 +287,7 @@ impl Catalog {
             || CatalogError::NoSuchTrigger(name.to_string(), display(table_name).to_string());
         let taken =
             || CatalogError::TriggerExists(new.to_string(), display(table_name).to_string());
-        let (tid, class) = self.locked_member(txn, &TRIGGERS, table, name, missing)?;
-        let new_row = TRIGGERS.row_name(table, new);
-        if self.class(txn, &new_row)?.is_some() {
-            return Err(taken());
-        }
-        self.rename_class_row(txn, tid, class, &new_row)
-            .map_err(|e| match e {
-                CatalogError::Exists(_) => taken(),
-                other => other,
-            })
+        self.rename_member(txn, &TRIGGERS, table, (name, new), missing, taken)
     }
 
     /// `ALTER TABLE ... ENABLE [ALWAYS | REPLICA] | DISABLE TRIGGER

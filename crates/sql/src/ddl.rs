@@ -297,22 +297,20 @@ fn create_table_as(
         )));
         return Ok(Output::command("CREATE TABLE AS"));
     }
-    let mut expanded = query.clone();
-    crate::sql_functions::expand_query(cx, txn, &mut expanded)?;
-    let planned = crate::query::plan_query(cx, txn, &expanded)?;
+    let select = sqlparser::ast::Statement::Query(Box::new(query.clone()));
+    let plan = crate::statement::plan(cx, txn, &select)?.expect("a query is planned");
+    let planned = plan.result_query().expect("a query returns rows");
     let names: Vec<String> = create
         .columns
         .iter()
         .map(|c| names::ident(&c.name))
         .collect();
-    let columns = query_columns(&planned, &names)?;
+    let columns = query_columns(planned, &names)?;
     for column in &columns {
         crate::system_columns::check_column_name(&column.name)?;
     }
     // The query runs first, as PostgreSQL's does before it makes the
     // table: the catalog it reads (`pg_class`, ...) has no new table yet.
-    let select = sqlparser::ast::Statement::Query(Box::new(query.clone()));
-    let plan = crate::statement::plan(cx, txn, &select)?.expect("a query is planned");
     let rows = match plan.run(cx, txn, &Env::at(cx.now()))? {
         Output::Rows { rows, .. } => rows,
         _ => Vec::new(),

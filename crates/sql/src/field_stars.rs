@@ -226,19 +226,9 @@ mod tests {
     use super::*;
 
     fn marked_text(sql: &str) -> String {
-        let dialect = sqlparser::dialect::PostgreSqlDialect {};
-        let mut tokens: Vec<TokenWithSpan> = sqlparser::tokenizer::Tokenizer::new(&dialect, sql)
-            .tokenize_with_location()
-            .unwrap()
-            .into_iter()
-            .filter(|t| !matches!(t.token, Token::Whitespace(_)))
-            .collect();
+        let mut tokens = crate::parse::plain_tokens(sql).unwrap();
         mark(&mut tokens);
-        tokens
-            .iter()
-            .map(|t| t.token.to_string())
-            .collect::<Vec<_>>()
-            .join(" ")
+        crate::parse::spelled(&tokens)
     }
 
     // Proves a grouping parenthesis before `.*` becomes the marker call

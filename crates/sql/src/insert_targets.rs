@@ -445,22 +445,11 @@ mod tests {
     #[test]
     fn marks() {
         let rewritten = |sql: &str| {
-            let mut tokens = sqlparser::tokenizer::Tokenizer::new(
-                &sqlparser::dialect::PostgreSqlDialect {},
-                sql,
-            )
-            .tokenize_with_location()
-            .expect("tokens");
-            // (The parser's tokens have no white space.)
-            tokens.retain(|t| !matches!(t.token, Token::Whitespace(_)));
+            let mut tokens = crate::parse::plain_tokens(sql).expect("tokens");
             let text = crate::position::Text::new(sql);
             crate::overriding::mark(&mut tokens, &text).expect("marked");
             mark(&mut tokens);
-            tokens
-                .iter()
-                .map(|t| t.token.to_string())
-                .collect::<Vec<_>>()
-                .join(" ")
+            crate::parse::spelled(&tokens)
         };
         assert_eq!(
             rewritten("insert into s.t (a[1], b) values (1, 2)"),

@@ -135,6 +135,19 @@ impl Lookups {
         Ok(out)
     }
 
+    /// The catalog as `txn` sees it from session `cx`: its storage,
+    /// temporary namespace and search path.
+    pub fn of_session(
+        cx: &crate::context::Ctx<'_>,
+        txn: &Transaction,
+    ) -> Result<Lookups, SqlError> {
+        let path = crate::schemas::SearchPath::of(cx, txn)?;
+        Ok(Lookups::read(cx.db.catalog(), txn)?
+            .with_storage(cx.db.storage().clone())
+            .with_temp_namespace(cx.temp.namespace())
+            .with_search_path(path.schemas().to_vec()))
+    }
+
     /// The catalog as `txn` sees it, without the catalog kept to open
     /// tables in (sizes read as none).
     pub fn read_names(catalog: &Catalog, txn: &Transaction) -> Result<Lookups, SqlError> {

@@ -2044,6 +2044,13 @@ pub(crate) fn plain_tokens(sql: &str) -> Result<Vec<TokenWithSpan>, SqlError> {
     Ok(tokens)
 }
 
+/// `tokens` written out one space apart, for tests of token rewrites.
+#[cfg(test)]
+pub(crate) fn spelled(tokens: &[TokenWithSpan]) -> String {
+    let words: Vec<String> = tokens.iter().map(|t| t.token.to_string()).collect();
+    words.join(" ")
+}
+
 /// What `read` parses of all of `sql`.
 fn whole<T>(
     sql: &str,

@@ -393,6 +393,15 @@ fn field_of(
     field_of_bound(scalar::bind(root, columns)?, field, columns)
 }
 
+/// 42703 for a field a record (of fields known only by position or by a
+/// function's output parameters) does not have.
+pub(crate) fn no_record_field(field: &str) -> SqlError {
+    SqlError::new(
+        "42703",
+        format!("could not identify column \"{field}\" in record data type"),
+    )
+}
+
 /// `(record).field` of the bound `record`.
 pub(crate) fn field_of_bound(
     record: Scalar,
@@ -408,24 +417,14 @@ pub(crate) fn field_of_bound(
                 .strip_prefix('f')
                 .and_then(|n| n.parse::<usize>().ok())
                 .filter(|n| (1..=args.len()).contains(n))
-                .ok_or_else(|| {
-                    SqlError::new(
-                        "42703",
-                        format!("could not identify column \"{field}\" in record data type"),
-                    )
-                })?;
+                .ok_or_else(|| no_record_field(field))?;
             Ok(args.swap_remove(n - 1))
         }
         // A PL/pgSQL function's row of its output parameters.
         Scalar::Call(call) if call.def.columns.len() > 1 && !call.def.columns_of_table => {
             let n = (call.def.columns.iter())
                 .position(|(name, _, _)| name == field)
-                .ok_or_else(|| {
-                    SqlError::new(
-                        "42703",
-                        format!("could not identify column \"{field}\" in record data type"),
-                    )
-                })?;
+                .ok_or_else(|| no_record_field(field))?;
             let (_, oid, typmod) = call.def.columns[n];
             let ty = crate::plpgsql::row_calls::type_of(oid, typmod)?;
             Ok(Scalar::Typed(

@@ -99,18 +99,8 @@ fn name_of(factor: &TableFactor) -> Option<ObjectName> {
 }
 
 fn merges_columns(operator: &JoinOperator) -> bool {
-    let constraint = match operator {
-        JoinOperator::Join(c)
-        | JoinOperator::Inner(c)
-        | JoinOperator::Left(c)
-        | JoinOperator::LeftOuter(c)
-        | JoinOperator::Right(c)
-        | JoinOperator::RightOuter(c)
-        | JoinOperator::FullOuter(c) => c,
-        _ => return false,
-    };
     matches!(
-        constraint,
-        JoinConstraint::Using(_) | JoinConstraint::Natural
+        crate::view_renames::join_constraint(operator),
+        Some(JoinConstraint::Using(_) | JoinConstraint::Natural)
     )
 }

@@ -1479,10 +1479,7 @@ pub(crate) fn row_field(root: &Expr, field: &str) -> Option<Result<Expr, SqlErro
         Expr::Subquery(query) => {
             let columns = body_row_columns(query)?;
             let Some(column) = columns.iter().find(|c| names::ident(c) == field) else {
-                return Some(Err(SqlError::new(
-                    "42703",
-                    format!("could not identify column \"{field}\" in record data type"),
-                )));
+                return Some(Err(crate::row_values::no_record_field(field)));
             };
             let mut taken = query.clone();
             if let SetExpr::Select(select) = taken.body.as_mut() {

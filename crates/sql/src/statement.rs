@@ -395,6 +395,15 @@ impl Plan {
         }
     }
 
+    /// The query whose rows it returns, also the last part of a query
+    /// with data-modifying CTEs.
+    pub(crate) fn result_query(&self) -> Option<&Planned> {
+        match &self.what {
+            Kind::Changes(changes) => changes.then.result_query(),
+            _ => self.query(),
+        }
+    }
+
     /// The error folding raised while it was planned (`fold.rs`).
     pub fn folded(&self) -> Option<&SqlError> {
         self.folded.as_ref()
@@ -484,11 +493,7 @@ impl Plan {
         let env = match self.lookups {
             false => env,
             true => {
-                let path = crate::schemas::SearchPath::of(cx, txn)?;
-                lookups = Lookups::read(cx.db.catalog(), txn)?
-                    .with_storage(cx.db.storage().clone())
-                    .with_temp_namespace(cx.temp.namespace())
-                    .with_search_path(path.schemas().to_vec());
+                lookups = Lookups::of_session(cx, txn)?;
                 with_lookups = Env {
                     lookups: Some(&lookups),
                     ..*env

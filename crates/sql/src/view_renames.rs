@@ -174,8 +174,8 @@ fn joins_by_name(from: &[TableWithJoins], old: &str) -> bool {
     })
 }
 
-/// A join's constraint.
-fn join_constraint(op: &JoinOperator) -> Option<&JoinConstraint> {
+/// A join's constraint, for the join kinds that have one.
+pub(crate) fn join_constraint(op: &JoinOperator) -> Option<&JoinConstraint> {
     match op {
         JoinOperator::Join(c)
         | JoinOperator::Inner(c)

@@ -54,6 +54,8 @@ pub enum CatalogFunc {
     StatisticsColumns,
     /// `pg_get_triggerdef(oid [, pretty])` (`trigger_statements.rs`).
     TriggerDef,
+    /// `pg_get_ruledef(oid [, pretty])` (`rule_statements.rs`).
+    RuleDef,
     /// `pg_get_partkeydef(oid)`, `pg_get_partition_constraintdef(oid)`
     /// (`partitions/constraint_text.rs`).
     PartitionKeyDef,
@@ -122,7 +124,7 @@ pub enum CatalogFunc {
 }
 
 /// The catalog functions called by name.
-const NAMES: [(&str, CatalogFunc); 63] = [
+const NAMES: [(&str, CatalogFunc); 64] = [
     ("pg_get_userbyid", CatalogFunc::GetUserById),
     ("has_table_privilege", CatalogFunc::HasTablePrivilege),
     ("pg_has_role", CatalogFunc::HasRole),
@@ -163,6 +165,7 @@ const NAMES: [(&str, CatalogFunc); 63] = [
         CatalogFunc::StatisticsColumns,
     ),
     ("pg_get_triggerdef", CatalogFunc::TriggerDef),
+    ("pg_get_ruledef", CatalogFunc::RuleDef),
     ("pg_get_function_sqlbody", CatalogFunc::StatisticsColumns),
     (
         "pg_relation_is_publishable",
@@ -245,6 +248,7 @@ impl CatalogFunc {
             | CatalogFunc::ConstraintDef
             | CatalogFunc::ViewDef
             | CatalogFunc::TriggerDef
+            | CatalogFunc::RuleDef
             | CatalogFunc::StatisticsColumns => (1..=2).contains(&count),
             CatalogFunc::IndexDef => count == 1 || count == 3,
             CatalogFunc::HasTablePrivilege
@@ -275,6 +279,7 @@ impl CatalogFunc {
                 | CatalogFunc::RelationIsUpdatable
                 | CatalogFunc::ColumnIsUpdatable
                 | CatalogFunc::TriggerDef
+                | CatalogFunc::RuleDef
                 | CatalogFunc::TableIsVisible
                 | CatalogFunc::ToReg(_)
                 | CatalogFunc::Reg(_)
@@ -525,6 +530,19 @@ impl CatalogFunc {
                     None => Value::Null,
                 }
             }
+            CatalogFunc::RuleDef => {
+                let oid = number(&args[0])?;
+                let pretty = matches!(args.get(1), Some(Value::Bool(true)));
+                let rules = crate::rules::in_scope();
+                match rules.iter().find(|r| r.oid as i64 == oid) {
+                    Some(r) => {
+                        let relation = lookups()?.catalog_name(r.relation as i64);
+                        let relation = relation.unwrap_or_default();
+                        Value::Text(crate::rule_statements::definition(r, &relation, pretty))
+                    }
+                    None => Value::Null,
+                }
+            }
             CatalogFunc::RelationIsPublishable => Value::Bool(true),
             CatalogFunc::RelationIsUpdatable => {
                 let oid = u64::try_from(number(&args[0])?).unwrap_or(0);
@@ -627,8 +645,12 @@ impl CatalogFunc {
             // Of a name (the old text form) or an oid.
             CatalogFunc::ViewDef => {
                 let lookups = lookups()?;
+                // (`pg_get_viewdef(name)`: 42P01 for no such relation.)
                 let oid = match &args[0] {
-                    Value::Text(name) => lookups.relation_oid(name),
+                    Value::Text(name) => Some(
+                        (lookups.relation_oid(name))
+                            .ok_or_else(|| SqlError::undefined_table(name))?,
+                    ),
                     other => Some(number(other)?),
                 };
                 // (`pg_get_viewdef(v, pretty)`; `pg_get_viewdef(v,

@@ -129,6 +129,7 @@ mod multirange_functions;
 mod multirange_wire;
 mod named_arguments;
 mod names;
+mod natural_joins;
 mod network_functions;
 mod num_template;
 mod numeric_functions;

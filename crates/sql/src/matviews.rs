@@ -125,7 +125,8 @@ pub fn create(
     depends_on.extend(used.iter().map(|u| u.view.def.oid));
     depends_on.sort_unstable();
     depends_on.dedup();
-    let text = crate::views::stored_text(&crate::views::written_out(query, &planned)?);
+    let names: Vec<String> = defs.iter().map(|d| d.name.clone()).collect();
+    let text = crate::views::stored_definition(cx, txn, query, &planned, &names)?;
     let def = catalog.create_matview(txn, &name, &text, &defs, &depends_on, data)?;
     if !data {
         return Ok(Output::command("CREATE MATERIALIZED VIEW"));
@@ -225,6 +226,9 @@ pub fn alter(
     statement: &Statement,
     materialized: bool,
 ) -> Result<Output, SqlError> {
+    // (Its name as the search path finds it.)
+    let resolved = crate::temp_tables::resolve(cx, txn, statement)?;
+    let statement = resolved.as_ref().unwrap_or(statement);
     let Statement::AlterTable {
         name,
         if_exists,

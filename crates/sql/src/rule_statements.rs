@@ -429,21 +429,53 @@ fn view_return_rule(stored: &str, oid: u64, named: &Named) -> Result<(), SqlErro
     }
 }
 
-/// The definition `pg_rules.definition` and `pg_get_ruledef` show of
-/// `rule` on relation `relation` (its schema-qualified name), in
-/// PostgreSQL's layout (the actions as folio prints statements).
-pub fn definition(rule: &RuleDef, relation: &str) -> String {
+/// `rule`'s `pg_rewrite` row. `ev_qual` and `ev_action` hold the
+/// condition's and actions' SQL text (PostgreSQL's hold node trees),
+/// `<>` for none as PostgreSQL's; a rule is always enabled (`O`).
+pub fn rewrite_row(rule: &RuleDef) -> Vec<folio_row::Value> {
+    use folio_row::Value;
+    let text = |s: &str| Value::Text(s.into());
+    let actions: Vec<String> = rule.actions.iter().map(|a| format!("{a};")).collect();
+    let actions = match actions.is_empty() {
+        true => "<>".to_string(),
+        false => actions.join(" "),
+    };
+    vec![
+        Value::Oid(rule.oid as u32),
+        text(&rule.name),
+        Value::Oid(rule.relation as u32),
+        text(&char::from(rule.event).to_string()),
+        text("O"),
+        Value::Bool(rule.instead),
+        text(rule.condition.as_deref().unwrap_or("<>")),
+        text(&actions),
+    ]
+}
+
+/// The definition `pg_rules.definition` and `pg_get_ruledef(oid
+/// [, pretty])` show of `rule` on relation `relation` (its catalog
+/// name), in PostgreSQL's layout (the actions as folio prints
+/// statements). The plain form qualifies the relation and parenthesizes
+/// each operator of the condition; the pretty form names a relation in
+/// `public` bare and does not.
+pub fn definition(rule: &RuleDef, relation: &str, pretty: bool) -> String {
     let event = match rule.event {
         RULE_INSERT => "INSERT",
         RULE_UPDATE => "UPDATE",
         _ => "DELETE",
     };
     let mut out = format!(
-        "CREATE RULE {} AS\n    ON {event} TO {relation}",
-        names::written(&rule.name)
+        "CREATE RULE {} AS\n    ON {event} TO {}",
+        names::written(&rule.name),
+        names::stored_written(relation, !pretty)
     );
-    if let Some(condition) = &rule.condition {
-        out.push_str(&format!("\n   WHERE ({condition})"));
+    match &rule.condition {
+        Some(condition) if pretty => out.push_str(&format!("\n   WHERE {condition}")),
+        Some(condition) => out.push_str(&format!(
+            "\n   WHERE {}",
+            crate::deparse::parenthesized(condition)
+        )),
+        None => {}
     }
     out.push_str(match rule.instead {
         true => " DO INSTEAD",

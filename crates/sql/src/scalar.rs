@@ -914,6 +914,11 @@ fn bind_node(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, S
                     (value, SqlType::Composite(_)) => {
                         Scalar::Cast(Box::new(Scalar::Const(value)), ty)
                     }
+                    // Nor a value of its precision (`1::numeric(5,2)` is a
+                    // numeric(5,2): a view's or CREATE TABLE AS's column).
+                    (value, _) if ty.unmodified() != ty => {
+                        Scalar::Cast(Box::new(Scalar::Const(value)), ty)
+                    }
                     (value, _) => Scalar::Const(value),
                 },
                 other if matches!(ty, SqlType::Text | SqlType::Varchar(_)) => {

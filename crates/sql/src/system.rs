@@ -76,6 +76,8 @@ pub enum SystemRelation {
     Trigger,
     /// `pg_rules`: the rewrite rules (`rules.rs`).
     Rules,
+    /// `pg_rewrite`: the rewrite rules' rows (not views' `_RETURN`).
+    Rewrite,
     Description,
     Collation,
     Tables,
@@ -137,7 +139,7 @@ pub enum SystemRelation {
     Fixed(Fixed),
 }
 
-const ALL: [SystemRelation; 55] = [
+const ALL: [SystemRelation; 56] = [
     SystemRelation::Namespace,
     SystemRelation::Class,
     SystemRelation::Attribute,
@@ -162,6 +164,7 @@ const ALL: [SystemRelation; 55] = [
     SystemRelation::PublicationRel,
     SystemRelation::Trigger,
     SystemRelation::Rules,
+    SystemRelation::Rewrite,
     SystemRelation::Description,
     SystemRelation::Collation,
     SystemRelation::Tables,
@@ -319,6 +322,7 @@ impl SystemRelation {
             SystemRelation::PublicationRel => "pg_publication_rel",
             SystemRelation::Trigger => "pg_trigger",
             SystemRelation::Rules => "pg_rules",
+            SystemRelation::Rewrite => "pg_rewrite",
 
             SystemRelation::Description => "pg_description",
             SystemRelation::Collation => "pg_collation",
@@ -399,6 +403,7 @@ impl SystemRelation {
             SystemRelation::Indexes => (12015, true),
             SystemRelation::Views => (12020, true),
             SystemRelation::Rules => (12023, true),
+            SystemRelation::Rewrite => (2618, false),
             SystemRelation::Matviews => (12038, true),
             SystemRelation::Sequences => (12025, true),
             SystemRelation::StatActivity => (12030, true),
@@ -759,6 +764,16 @@ impl SystemRelation {
                 ("tablename", Text),
                 ("rulename", Text),
                 ("definition", Text),
+            ],
+            SystemRelation::Rewrite => &[
+                ("oid", Oid),
+                ("rulename", Text),
+                ("ev_class", Oid),
+                ("ev_type", InternalChar),
+                ("ev_enabled", InternalChar),
+                ("is_instead", Bool),
+                ("ev_qual", Text),
+                ("ev_action", Text),
             ],
             SystemRelation::Views => &[
                 ("schemaname", Text),
@@ -1476,14 +1491,18 @@ impl SystemRelation {
                             continue;
                         };
                         let (schema, bare) = folio_catalog::split_schema(name);
-                        let qualified = crate::names::stored_written(name, true);
                         out.push(vec![
                             text(schema),
                             text(bare),
                             text(&rule.name),
-                            text(&crate::rule_statements::definition(rule, &qualified)),
+                            text(&crate::rule_statements::definition(rule, name, false)),
                         ]);
                     }
+                }
+            }
+            SystemRelation::Rewrite => {
+                for rule in crate::rules::in_scope().iter() {
+                    out.push(crate::rule_statements::rewrite_row(rule));
                 }
             }
             SystemRelation::Views => {

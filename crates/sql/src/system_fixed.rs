@@ -1,7 +1,7 @@
 //! The `pg_catalog` relations whose rows never change in folio: those of
 //! objects folio has none of (foreign data wrappers, servers and tables,
 //! user mappings, subscriptions, event triggers, large objects, per-role
-//! settings, parameter privileges, rewrite rules, encoding conversions,
+//! settings, parameter privileges, encoding conversions,
 //! text search objects, operator classes and families with their
 //! members), and `pg_tablespace`, whose two rows are PostgreSQL's
 //! (`pg_default`, `pg_global`: folio keeps every relation in its one
@@ -56,11 +56,10 @@ pub enum Fixed {
     Amop,
     Amproc,
     ParameterAcl,
-    Rewrite,
 }
 
 /// Every relation of fixed rows.
-pub const ALL: [Fixed; 20] = [
+pub const ALL: [Fixed; 19] = [
     Fixed::Tablespace,
     Fixed::Conversion,
     Fixed::ForeignServer,
@@ -80,7 +79,6 @@ pub const ALL: [Fixed; 20] = [
     Fixed::Amop,
     Fixed::Amproc,
     Fixed::ParameterAcl,
-    Fixed::Rewrite,
 ];
 
 impl Fixed {
@@ -106,7 +104,6 @@ impl Fixed {
             Fixed::Amop => ("pg_amop", 2602, false),
             Fixed::Amproc => ("pg_amproc", 2603, false),
             Fixed::ParameterAcl => ("pg_parameter_acl", 6243, false),
-            Fixed::Rewrite => ("pg_rewrite", 2618, false),
         }
     }
 
@@ -280,16 +277,6 @@ impl Fixed {
                 ("amproc", Text),
             ],
             Fixed::ParameterAcl => &[("oid", Oid), ("parname", Text), ("paracl", TEXT_ARRAY)],
-            Fixed::Rewrite => &[
-                ("oid", Oid),
-                ("rulename", Text),
-                ("ev_class", Oid),
-                ("ev_type", InternalChar),
-                ("ev_enabled", InternalChar),
-                ("is_instead", Bool),
-                ("ev_qual", Text),
-                ("ev_action", Text),
-            ],
         }
     }
 

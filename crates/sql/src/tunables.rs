@@ -461,6 +461,13 @@ pub const TUNABLES: &[Tunable] = &[
         "Sets the planner's estimate of the cost of a nonsequentially fetched disk page.",
     ),
     tunable(
+        "restrict_nonsystem_relation_kind",
+        "",
+        Takes::KeyWords(&["view", "foreign-table"]),
+        TEXT,
+        "Prohibits access to non-system relations of specified kinds.",
+    ),
+    tunable(
         "row_security",
         "on",
         Takes::Bool,

@@ -244,6 +244,7 @@ pub fn rewrite(
     let Some(view) = view_target(cx, txn, &name, event)? else {
         return Ok(None);
     };
+    crate::views::check_restricted(cx, &view.def.name)?;
     let bare = folio_catalog::unqualified(&view.def.name).to_string();
     let qualifier = qualifier_of(statement).unwrap_or_else(|| bare.clone());
     let mut out = Rewritten {

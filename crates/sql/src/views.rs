@@ -139,7 +139,8 @@ pub fn create(
             format!("infinite recursion detected in rules for relation \"{name}\""),
         ));
     }
-    let text = stored_text(&written_out(query, &planned)?);
+    let names: Vec<String> = defs.iter().map(|d| d.name.clone()).collect();
+    let text = stored_definition(cx, txn, query, &planned, &names)?;
     let view = folio_catalog::NewView {
         query: &text,
         columns: &defs,
@@ -173,6 +174,24 @@ fn made_temporary(
         )
     })?;
     Ok(format!("{}.{bare}", folio_catalog::temp_schema(namespace)))
+}
+
+/// The text a view or materialized view made of `query` (planned as
+/// `planned`, its columns named `columns`) keeps: its stars and NATURAL
+/// joins written out as they read when it is made (`written_out`,
+/// `natural_joins.rs`).
+pub(crate) fn stored_definition(
+    cx: &Ctx<'_>,
+    txn: &Transaction,
+    query: &Query,
+    planned: &Planned,
+    columns: &[String],
+) -> Result<String, SqlError> {
+    let mut written = written_out(query, planned)?;
+    crate::natural_joins::write_out(&mut written, columns, || {
+        crate::lookups::Lookups::of_session(cx, txn)
+    })?;
+    Ok(stored_text(&written))
 }
 
 /// `query` with each `*` and `t.*` of its top-level select list written
@@ -210,6 +229,25 @@ pub(crate) fn written_out(query: &Query, planned: &Planned) -> Result<Query, Sql
     Ok(query)
 }
 
+/// 55000 if the session restricts views (`restrict_nonsystem_relation_kind`
+/// lists `view`): a user's view (folio's system views are no catalog
+/// views) is then neither read nor changed through, as PostgreSQL's
+/// rewriter refuses to expand it.
+pub(crate) fn check_restricted(cx: &Ctx<'_>, name: &str) -> Result<(), SqlError> {
+    let kinds = cx.settings.show("restrict_nonsystem_relation_kind", None)?;
+    let words = crate::tunables::key_words(&kinds).ok().flatten();
+    match words.is_some_and(|w| w.iter().any(|k| k.eq_ignore_ascii_case("view"))) {
+        true => Err(SqlError::new(
+            "55000",
+            format!(
+                "access to non-system view \"{}\" is restricted",
+                folio_catalog::unqualified(name)
+            ),
+        )),
+        false => Ok(()),
+    }
+}
+
 /// The view `name` as the FROM item it stands for, if `name` is a view:
 /// its query as a subquery in FROM named as the view (or `alias`), its
 /// columns the view's. Noted in `cx.views` for the statement's plan.
@@ -222,6 +260,7 @@ pub fn factor(
     let Some(view) = cx.db.catalog().view(txn, name)? else {
         return Ok(None);
     };
+    check_restricted(cx, name)?;
     if cx.views.borrow().len() >= MAX_VIEWS {
         return Err(SqlError::new(
             "42P17",

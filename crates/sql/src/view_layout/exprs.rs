@@ -98,7 +98,7 @@ impl Printer<'_> {
             Expr::TypedString(t) => {
                 let text = match (types::column_type(&t.data_type), &t.value.value) {
                     (Ok(ty), sqlparser::ast::Value::SingleQuotedString(s)) => {
-                        typed_constant(s, ty, self.form.pretty)
+                        cast_literal(Literal::Str(s), ty, self.form.pretty)
                     }
                     _ => expr.to_string(),
                 };
@@ -115,9 +115,9 @@ impl Printer<'_> {
                     self.close(paren);
                     return;
                 };
-                if let Some(text) = self.constant_of(inner) {
+                if let Some(literal) = constant_of(inner) {
                     self.out
-                        .push_str(&typed_constant(&text, ty, self.form.pretty));
+                        .push_str(&cast_literal(literal, ty, self.form.pretty));
                     return;
                 }
                 self.own_open();
@@ -386,6 +386,30 @@ impl Printer<'_> {
                 self.own_close();
                 self.close(paren);
             }
+            // ruleutils' FieldSelect and SubscriptingRef: the record in
+            // parentheses before each field (`(t.p).x`, `((t.p).x).y`),
+            // an array's subscript right after it.
+            Expr::CompoundFieldAccess { root, access_chain } => {
+                let mut sub = self.sub();
+                sub.expr(root, Parent::Free);
+                let mut text = sub.out;
+                for access in access_chain {
+                    match access {
+                        AccessExpr::Dot(Expr::Identifier(field)) => {
+                            text = format!("({text}).{}", quote(&ident(field)));
+                        }
+                        AccessExpr::Subscript(Subscript::Index { index }) => {
+                            let mut sub = self.sub();
+                            sub.expr(index, Parent::Free);
+                            text = format!("{text}[{}]", sub.out);
+                        }
+                        other => text = format!("{text}{other}"),
+                    }
+                }
+                let paren = self.open(Kind::Simple, parent);
+                self.out.push_str(&text);
+                self.close(paren);
+            }
             other => {
                 let paren = self.open(Kind::Simple, parent);
                 self.out.push_str(&other.to_string());
@@ -582,7 +606,7 @@ impl Printer<'_> {
         match value {
             V::SingleQuotedString(s) | V::EscapedStringLiteral(s) => match ty {
                 Some(ty) if !matches!(ty, SqlType::Varchar(_)) => {
-                    typed_constant(s, ty, self.form.pretty)
+                    cast_literal(Literal::Str(s), ty, self.form.pretty)
                 }
                 _ => format!("'{}'::text", s.replace('\'', "''")),
             },
@@ -601,29 +625,37 @@ impl Printer<'_> {
             other => other.to_string(),
         }
     }
+}
 
-    /// The text of a constant a cast applies to (a quoted literal, or a
-    /// number), for PostgreSQL's folded constant.
-    pub(super) fn constant_of(&self, e: &Expr) -> Option<String> {
-        match e {
-            Expr::Value(v) => match &v.value {
-                sqlparser::ast::Value::SingleQuotedString(s) => Some(s.clone()),
-                sqlparser::ast::Value::Number(n, _) => Some(n.clone()),
-                _ => None,
-            },
-            Expr::UnaryOp {
-                op: UnaryOperator::Minus,
-                expr,
-            } => match expr.as_ref() {
-                Expr::Value(v) => match &v.value {
-                    sqlparser::ast::Value::Number(n, _) => Some(format!("-{n}")),
-                    _ => None,
-                },
-                _ => None,
-            },
-            Expr::Nested(inner) => self.constant_of(inner),
+/// The literal a cast applies to, if it is one (a minus before a number
+/// is part of it, as in PostgreSQL's grammar).
+fn constant_of(e: &Expr) -> Option<Literal<'_>> {
+    use sqlparser::ast::Value as V;
+    match e {
+        Expr::Value(v) => match &v.value {
+            V::SingleQuotedString(s) => Some(Literal::Str(s)),
+            V::Number(n, _) => Some(Literal::Number {
+                minus: false,
+                digits: n,
+            }),
+            V::Boolean(b) => Some(Literal::Bool(*b)),
             _ => None,
-        }
+        },
+        Expr::UnaryOp {
+            op: UnaryOperator::Minus,
+            expr,
+        } => match constant_of(expr) {
+            Some(Literal::Number {
+                minus: false,
+                digits,
+            }) => Some(Literal::Number {
+                minus: true,
+                digits,
+            }),
+            _ => None,
+        },
+        Expr::Nested(inner) => constant_of(inner),
+        _ => None,
     }
 }
 
@@ -727,29 +759,81 @@ pub(super) fn negative_number(n: &str) -> String {
     format!("'-{n}'::{ty}")
 }
 
-/// A constant of type `ty` written as `text`, as PostgreSQL's
-/// `get_const_expr` prints it.
-pub(super) fn typed_constant(text: &str, ty: SqlType, pretty: bool) -> String {
-    let value = types::coerce(Value::Text(text.to_string()), ty);
-    let shown = match &value {
-        Ok(v) => types::text_output(v).unwrap_or_else(|| text.to_string()),
-        Err(_) => text.to_string(),
-    };
-    match (ty, &value) {
-        (SqlType::Int4, Ok(Value::Int4(x))) if *x >= 0 => shown,
-        (SqlType::Bool, Ok(Value::Bool(b))) => b.to_string(),
-        (SqlType::Numeric(None), Ok(_)) if shown.starts_with(|c: char| c.is_ascii_digit()) => {
-            match (shown.contains(['.', 'e', 'E']), pretty) {
-                (true, _) => shown,
-                (false, true) => format!("{shown}::numeric"),
-                (false, false) => format!("({shown})::numeric"),
+/// A literal a cast (or a type name before a string) applies to.
+#[derive(Clone, Copy)]
+pub(super) enum Literal<'a> {
+    /// A quoted string: the cast reads it as its type.
+    Str(&'a str),
+    /// A number, negated when `minus`: an integer, bigint or numeric
+    /// constant of its own, which the cast converts.
+    Number {
+        minus: bool,
+        digits: &'a str,
+    },
+    Bool(bool),
+}
+
+/// `literal::ty` as PostgreSQL prints it after parse analysis made the
+/// literal a constant: a string read as `ty` without its modifier (as
+/// written if it does not read), a number or boolean of its own type;
+/// then a cast to another type, or to `ty`'s modifier, is printed after
+/// the constant (parenthesized in the plain form unless the constant
+/// already has the type).
+pub(super) fn cast_literal(literal: Literal<'_>, ty: SqlType, pretty: bool) -> String {
+    let name = crate::catalog_functions::type_name(ty.oid() as i64, ty.typmod());
+    let (value, own) = match literal {
+        Literal::Str(s) => match types::coerce(Value::Text(s.to_string()), ty.unmodified()) {
+            Ok(value) => (value, ty.unmodified()),
+            Err(_) => return format!("'{}'::{name}", s.replace('\'', "''")),
+        },
+        Literal::Number { minus, digits } => {
+            let n = format!("{}{digits}", if minus { "-" } else { "" });
+            match types::number(&n) {
+                Ok(value) => {
+                    let own = crate::scalar::value_type(&value);
+                    (value, own)
+                }
+                Err(_) => return format!("{n}::{name}"),
             }
         }
-        _ => format!(
-            "'{}'::{}",
-            shown.replace('\'', "''"),
+        Literal::Bool(b) => (Value::Bool(b), SqlType::Bool),
+    };
+    if own == ty {
+        return constant(&value, ty, true);
+    }
+    if own == ty.unmodified() {
+        return format!("{}::{name}", constant(&value, own, false));
+    }
+    match pretty {
+        true => format!("{}::{name}", constant(&value, own, true)),
+        false => format!("({})::{name}", constant(&value, own, true)),
+    }
+}
+
+/// PostgreSQL's `get_const_expr`: constant `value` of type `ty`, with
+/// `::type` after it when `labelled` and its text does not say its type
+/// (a non-negative integer, a numeric with a point or exponent, a
+/// boolean).
+fn constant(value: &Value, ty: SqlType, labelled: bool) -> String {
+    let shown = match value {
+        Value::Bool(b) => return b.to_string(),
+        v => types::text_output(v).unwrap_or_default(),
+    };
+    let bare = match ty {
+        SqlType::Int4 => !shown.starts_with('-'),
+        SqlType::Numeric(_) => {
+            shown.starts_with(|c: char| c.is_ascii_digit()) && shown.contains(['.', 'e', 'E'])
+        }
+        _ => false,
+    };
+    let quoted = format!("'{}'", shown.replace('\'', "''"));
+    match (bare, labelled) {
+        (true, _) => shown,
+        (false, true) => format!(
+            "{quoted}::{}",
             crate::catalog_functions::type_name(ty.oid() as i64, ty.typmod())
         ),
+        (false, false) => quoted,
     }
 }
 

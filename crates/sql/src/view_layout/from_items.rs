@@ -57,10 +57,13 @@ impl Printer<'_> {
             Some(JoinConstraint::Natural) => {
                 let left = self.factor_columns(first, rest);
                 let right = self.columns_of_factor(&last.relation);
-                let common: Vec<String> = (left.iter())
+                let common_names: Vec<String> = (left.iter())
                     .filter(|(n, _)| right.iter().any(|(m, _)| m == n))
-                    .map(|(n, _)| quote(n))
+                    .map(|(n, _)| n.clone())
                     .collect();
+                let common: Vec<String> = common_names.iter().map(|n| quote(n)).collect();
+                let at = std::ptr::from_ref(last) as usize;
+                self.natural.borrow_mut().push((at, common_names));
                 match common.is_empty() {
                     true if word != " CROSS JOIN " => self.out.push_str(" ON TRUE"),
                     true => {}

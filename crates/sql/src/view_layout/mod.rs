@@ -39,10 +39,10 @@ mod windows;
 use exprs::{Parent, figure_name};
 use folio_row::{SqlType, Value};
 use sqlparser::ast::{
-    BinaryOperator, Cte, Distinct, Expr, FunctionArg, FunctionArgExpr, FunctionArguments,
-    GroupByExpr, Ident, JoinConstraint, JoinOperator, LimitClause, ObjectName, OrderByKind, Query,
-    Select, SelectItem, SetExpr, SetOperator, SetQuantifier, TableAlias, TableFactor,
-    TableWithJoins, UnaryOperator,
+    AccessExpr, BinaryOperator, Cte, Distinct, Expr, FunctionArg, FunctionArgExpr,
+    FunctionArguments, GroupByExpr, Ident, JoinConstraint, JoinOperator, LimitClause, ObjectName,
+    OrderByKind, Query, Select, SelectItem, SetExpr, SetOperator, SetQuantifier, Subscript,
+    TableAlias, TableFactor, TableWithJoins, UnaryOperator,
 };
 
 /// PostgreSQL's indentation steps (`PRETTYINDENT_*`).
@@ -97,10 +97,32 @@ pub fn definition(text: &str, columns: &[String], relations: &dyn Relations, for
         relations,
         levels: Vec::new(),
         ctes: Vec::new(),
+        natural: Default::default(),
     };
     printer.query(&query, 0, Some(columns));
     printer.out.push(';');
     printer.out
+}
+
+/// The common columns of each NATURAL join in `query` (a view's, whose
+/// columns are `columns`) as the relations read now: by the address of
+/// the `Join` in `query` (`natural_joins.rs` writes them as USING lists).
+pub fn natural_columns(
+    query: &Query,
+    columns: &[String],
+    relations: &dyn Relations,
+) -> NaturalJoins {
+    let mut printer = Printer {
+        out: String::new(),
+        indent: 0,
+        form: Form::DEFAULT,
+        relations,
+        levels: Vec::new(),
+        ctes: Vec::new(),
+        natural: Default::default(),
+    };
+    printer.query(query, 0, Some(columns));
+    printer.natural.take()
 }
 
 /// A column's name and, when known, its type.
@@ -141,7 +163,13 @@ struct Printer<'a> {
     levels: Vec<Level>,
     /// The WITH items in scope, innermost last: name and columns.
     ctes: Vec<(String, Vec<Column>)>,
+    /// Each NATURAL join printed so far (of this printer and its
+    /// fragments' printers): the join's address and its common columns.
+    natural: std::rc::Rc<std::cell::RefCell<NaturalJoins>>,
 }
+
+/// NATURAL joins by address, with their common columns.
+type NaturalJoins = Vec<(usize, Vec<String>)>;
 
 fn quote(name: &str) -> String {
     crate::names::written(name).to_string()
@@ -373,6 +401,7 @@ impl Printer<'_> {
             relations: self.relations,
             levels: self.levels.clone(),
             ctes: self.ctes.clone(),
+            natural: self.natural.clone(),
         }
     }
 

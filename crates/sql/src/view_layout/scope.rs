@@ -342,6 +342,20 @@ impl Printer<'_> {
                 self.qualified_type(&q, &name)
             }
             Expr::Nested(e) => self.type_of(e),
+            // A field of a composite: the field's type.
+            Expr::CompoundFieldAccess { root, access_chain } => {
+                let mut ty = self.type_of(root)?;
+                for access in access_chain {
+                    ty = match (access, ty) {
+                        (AccessExpr::Dot(Expr::Identifier(f)), SqlType::Composite(def)) => {
+                            (def.fields.iter()).find(|(n, _)| *n == ident(f))?.1
+                        }
+                        (AccessExpr::Subscript(Subscript::Index { .. }), _) => ty.element()?,
+                        _ => return None,
+                    };
+                }
+                Some(ty)
+            }
             Expr::Cast { data_type, .. } => types::column_type(data_type).ok(),
             Expr::TypedString(t) => types::column_type(&t.data_type).ok(),
             Expr::Value(v) => match &v.value {

@@ -207,6 +207,7 @@ pub fn plan(
                 Some(e) => scalar::bind(e, &scope)?.conjuncts(),
                 None => Vec::new(),
             };
+            note_update_needs(cx, relation, arbiters.as_deref(), &assignments, &filter);
             Action::Update {
                 assignments,
                 filter,
@@ -215,6 +216,37 @@ pub fn plan(
         }
     };
     Ok(Conflict { arbiters, action })
+}
+
+/// DO UPDATE's privileges on the table, which column privileges may
+/// grant (PostgreSQL's): UPDATE of the columns SET assigns, SELECT of the
+/// arbiter index's columns and of those SET's values and WHERE read (of
+/// the existing row or `excluded`; a subquery's outer references aside).
+fn note_update_needs(
+    cx: &Ctx<'_>,
+    relation: &Relation,
+    arbiters: Option<&[usize]>,
+    assignments: &[(usize, Scalar)],
+    filter: &[Scalar],
+) {
+    use crate::privileges;
+    let (def, name) = (&relation.def, relation.def.name.as_str());
+    let updated = privileges::note_columns(cx, def, name, "table", privileges::UPDATE);
+    assignments.iter().for_each(|(c, _)| updated.record(*c));
+    let read = privileges::note_columns_if_read(cx, def, name, privileges::SELECT);
+    let mut columns = Vec::new();
+    for a in arbiters.unwrap_or_default() {
+        let index = &relation.indexes[*a].def;
+        (index.columns.iter())
+            .filter(|&&c| c != folio_catalog::IndexDef::EXPRESSION)
+            .for_each(|&c| columns.push(usize::from(c)));
+    }
+    assignments
+        .iter()
+        .for_each(|(_, value)| value.columns(&mut columns));
+    filter.iter().for_each(|e| e.columns(&mut columns));
+    let width = relation.types.len();
+    columns.into_iter().for_each(|c| read.record(c % width));
 }
 
 impl Conflict {

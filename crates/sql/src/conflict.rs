@@ -429,6 +429,13 @@ impl Conflict {
         for attempt in 0..ATTEMPTS {
             let index = match constraints.insert(txn, relation, stored.clone(), env) {
                 Ok(tid) => {
+                    if routed {
+                        // (And by the check options of the views over
+                        // it, after the leaf's constraints.)
+                        fire.per_row.lend(txn, env, |env| {
+                            root_constraints.judge_view_checks(&values, env)
+                        })?;
+                    }
                     if matches!(self.action, Action::Update { .. }) {
                         fire.written.borrow_mut().insert((relation.def.oid, tid));
                     }
@@ -545,6 +552,11 @@ impl Conflict {
                         _ => None,
                     };
                     (fire.written.borrow_mut()).extend(new_tid.map(|at| (relation.def.oid, at)));
+                    if routed {
+                        fire.per_row.lend(txn, env, |env| {
+                            root_constraints.judge_view_checks(&new, env)
+                        })?;
+                    }
                     if let Some(triggers) = fire.updates {
                         triggers.after(fire.cx, txn, Some(&old), Some(&new))?;
                     }

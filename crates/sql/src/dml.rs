@@ -1192,6 +1192,16 @@ impl Change {
         }
     }
 
+    /// The changes of a partitioned table's parts (each partition's,
+    /// planned on its own: they judge its rows with their own
+    /// constraints); none for a change of one table.
+    pub fn parts_mut(&mut self) -> &mut [Change] {
+        match self {
+            Change::Parts(parts) => &mut parts.changes,
+            _ => &mut [],
+        }
+    }
+
     /// The sequences the target table's defaults name.
     pub fn default_sequences(&self) -> &[String] {
         match self {

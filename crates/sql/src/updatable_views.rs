@@ -1054,6 +1054,19 @@ impl VisitorMut for Unqualify<'_> {
     }
 }
 
+/// The check options of `rewritten` on each part of a partitioned
+/// table's change, bound over the partition's columns (by name: a
+/// partition's columns are its table's, maybe in another order); rows
+/// moved to another partition are judged as the partitioned table's.
+fn add_to_parts(rewritten: &Rewritten, change: &mut Change) -> Result<(), SqlError> {
+    for part in change.parts_mut() {
+        let checks = rewritten.checks(part.target().as_ref())?;
+        part.constraints_mut().add_view_checks(checks);
+        add_to_parts(rewritten, part)?;
+    }
+    Ok(())
+}
+
 impl Rewritten {
     /// The check options' conditions, each with its view, bound over
     /// `columns`: those of the relation the statement reached.
@@ -1098,6 +1111,7 @@ impl Rewritten {
         let relation = change.target().clone();
         let checks = self.checks(relation.as_ref())?;
         change.constraints_mut().add_view_checks(checks);
+        add_to_parts(self, change)?;
         // The session's role needs on the outermost view what the
         // statement needs on the table; each view's owner needs it on the
         // relation under it (unless the view is `security_invoker`: then

@@ -207,6 +207,7 @@ pub fn plan(
                 Some(e) => scalar::bind(e, &scope)?.conjuncts(),
                 None => Vec::new(),
             };
+            note_update_needs(cx, relation, arbiters.as_deref(), &assignments, &filter);
             Action::Update {
                 assignments,
                 filter,
@@ -215,6 +216,37 @@ pub fn plan(
         }
     };
     Ok(Conflict { arbiters, action })
+}
+
+/// DO UPDATE's privileges on the table, which column privileges may
+/// grant (PostgreSQL's): UPDATE of the columns SET assigns, SELECT of the
+/// arbiter index's columns and of those SET's values and WHERE read (of
+/// the existing row or `excluded`; a subquery's outer references aside).
+fn note_update_needs(
+    cx: &Ctx<'_>,
+    relation: &Relation,
+    arbiters: Option<&[usize]>,
+    assignments: &[(usize, Scalar)],
+    filter: &[Scalar],
+) {
+    use crate::privileges;
+    let (def, name) = (&relation.def, relation.def.name.as_str());
+    let updated = privileges::note_columns(cx, def, name, "table", privileges::UPDATE);
+    assignments.iter().for_each(|(c, _)| updated.record(*c));
+    let read = privileges::note_columns_if_read(cx, def, name, privileges::SELECT);
+    let mut columns = Vec::new();
+    for a in arbiters.unwrap_or_default() {
+        let index = &relation.indexes[*a].def;
+        (index.columns.iter())
+            .filter(|&&c| c != folio_catalog::IndexDef::EXPRESSION)
+            .for_each(|&c| columns.push(usize::from(c)));
+    }
+    assignments
+        .iter()
+        .for_each(|(_, value)| value.columns(&mut columns));
+    filter.iter().for_each(|e| e.columns(&mut columns));
+    let width = relation.types.len();
+    columns.into_iter().for_each(|c| read.record(c % width));
 }
 
 impl Conflict {
@@ -397,6 +429,13 @@ impl Conflict {
         for attempt in 0..ATTEMPTS {
             let index = match constraints.insert(txn, relation, stored.clone(), env) {
                 Ok(tid) => {
+                    if routed {
+                        // (And by the check options of the views over
+                        // it, after the leaf's constraints.)
+                        fire.per_row.lend(txn, env, |env| {
+                            root_constraints.judge_view_checks(&values, env)
+                        })?;
+                    }
                     if matches!(self.action, Action::Update { .. }) {
                         fire.written.borrow_mut().insert((relation.def.oid, tid));
                     }
@@ -513,6 +552,11 @@ impl Conflict {
                         _ => None,
                     };
                     (fire.written.borrow_mut()).extend(new_tid.map(|at| (relation.def.oid, at)));
+                    if routed {
+                        fire.per_row.lend(txn, env, |env| {
+                            root_constraints.judge_view_checks(&new, env)
+                        })?;
+                    }
                     if let Some(triggers) = fire.updates {
                         triggers.after(fire.cx, txn, Some(&old), Some(&new))?;
                     }

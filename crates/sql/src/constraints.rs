@@ -777,6 +777,13 @@ impl Constraints {
         let Partitioning::Routes { tree, parts, .. } = &self.partition else {
             unreachable!("a partitioned table's");
         };
+        // The check options of views over the partitioned table judge
+        // each row as the statement gave it, after its partition's
+        // constraints (PostgreSQL's order: the view's last).
+        let viewed = match self.view_checks.is_empty() {
+            true => Vec::new(),
+            false => rows.clone(),
+        };
         let mut groups: Vec<Vec<Vec<Value>>> = vec![Vec::new(); parts.len()];
         for row in rows {
             if let Some(relation) = entered
@@ -802,6 +809,9 @@ impl Constraints {
                 Partitioning::Routes { .. } => constraints.route_rows(txn, None, rows, env)?,
                 _ => constraints.insert_many(txn, relation, rows, env)?,
             });
+        }
+        for row in &viewed {
+            self.judge_view_checks(row, env)?;
         }
         Ok(tids)
     }
@@ -1581,16 +1591,28 @@ impl Constraints {
                 .with_constraint(&relation.def.name, &check.name));
             }
         }
+        self.judge_view_checks(&values, env)?;
+        Ok(values)
+    }
+
+    /// The check options of the views the statement writes through
+    /// ([`Constraints::add_view_checks`]) on `values`: 44000 naming the
+    /// first view whose condition is not true.
+    pub(crate) fn judge_view_checks(
+        &self,
+        values: &[Value],
+        env: &Env<'_>,
+    ) -> Result<(), SqlError> {
         for (view, condition) in &self.view_checks {
-            if condition.eval(&values, env)? != Value::Bool(true) {
+            if condition.eval(values, env)? != Value::Bool(true) {
                 return Err(SqlError::new(
                     "44000",
                     format!("new row violates check option for view \"{view}\""),
                 )
-                .with_detail(format!("Failing row contains ({}).", row_text(&values)?)));
+                .with_detail(format!("Failing row contains ({}).", row_text(values)?)));
             }
         }
-        Ok(values)
+        Ok(())
     }
 
     /// The row-level security checks of the statement's new rows

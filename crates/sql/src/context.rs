@@ -42,7 +42,7 @@ pub struct Ctx<'a> {
     /// its plan runs (`privileges::note`).
     pub needs: std::cell::RefCell<Vec<crate::privileges::Need>>,
     /// The view whose owner's privileges the relations being planned
-    /// are checked with (the innermost view expanded that is not
+    /// are checked with (the innermost view expanded, when it is not
     /// `security_invoker`; `None`: the session's role's).
     pub checked_as: std::cell::Cell<Option<u64>>,
     /// The transaction's deferred constraint checks (`deferred.rs`).

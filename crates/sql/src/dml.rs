@@ -390,21 +390,13 @@ pub fn plan_insert(cx: &Ctx<'_>, txn: &Transaction, insert: &Insert) -> Result<C
     let name = names::relation(table)?;
     let relation = access::target(cx, txn, &name)?;
     // INSERT on the columns given (column privileges may grant it);
-    // RETURNING's SELECT and ON CONFLICT DO UPDATE's UPDATE on the table.
+    // RETURNING's SELECT on the table (ON CONFLICT DO UPDATE's needs:
+    // `conflict.rs`).
     let inserted = privileges::note_columns(cx, &relation.def, &name, "table", privileges::INSERT);
     let targets = crate::insert_targets::Targets::of(insert, &relation, &name)?;
     targets.columns.iter().for_each(|&c| inserted.record(c));
-    let mut needs = 0;
     if insert.returning.is_some() {
-        needs |= privileges::SELECT;
-    }
-    if let Some(sqlparser::ast::OnInsert::OnConflict(c)) = &insert.on
-        && matches!(c.action, sqlparser::ast::OnConflictAction::DoUpdate(_))
-    {
-        needs |= privileges::UPDATE;
-    }
-    if needs != 0 {
-        privileges::note(cx, relation.def.oid, &name, "table", needs);
+        privileges::note(cx, relation.def.oid, &name, "table", privileges::SELECT);
     }
     plan_insert_into(cx, txn, insert, &name, relation)
 }
@@ -1197,6 +1189,16 @@ impl Change {
             Change::Insert { constraints, .. }
             | Change::Update { constraints, .. }
             | Change::Delete { constraints, .. } => constraints,
+        }
+    }
+
+    /// The changes of a partitioned table's parts (each partition's,
+    /// planned on its own: they judge its rows with their own
+    /// constraints); none for a change of one table.
+    pub fn parts_mut(&mut self) -> &mut [Change] {
+        match self {
+            Change::Parts(parts) => &mut parts.changes,
+            _ => &mut [],
         }
     }
 

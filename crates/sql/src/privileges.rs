@@ -409,6 +409,9 @@ pub struct ColumnUses {
     /// or DELETE's SELECT on its target: PostgreSQL asks it for the
     /// columns read alone); else some column when none is.
     if_read: bool,
+    /// A view's: it has no system columns (a position past its columns,
+    /// a hidden sort key of its query, is no column of it).
+    view: bool,
 }
 
 impl PartialEq for ColumnUses {
@@ -426,7 +429,29 @@ impl ColumnUses {
             used: Arc::default(),
             slots: slots.into(),
             if_read: false,
+            view: false,
         }
+    }
+
+    /// A view's `count` columns: numbered by position (a view's columns
+    /// are never dropped or moved), with no system columns.
+    pub fn of_view(count: usize, if_read: bool) -> ColumnUses {
+        ColumnUses {
+            used: Arc::default(),
+            slots: (0..count as u16).collect(),
+            if_read,
+            view: true,
+        }
+    }
+
+    /// These uses' kind (`if_read`) on a view of `count` columns, for
+    /// the view's columns at `positions`: the view's need of a privilege
+    /// whose need on the table under it these are
+    /// (`updatable_views.rs`).
+    pub fn on_view(&self, count: usize, positions: &BTreeSet<usize>) -> ColumnUses {
+        let out = ColumnUses::of_view(count, self.if_read);
+        positions.iter().for_each(|&p| out.record(p));
+        out
     }
 
     /// Records the column at `position` (past the relation's columns:
@@ -434,6 +459,7 @@ impl ColumnUses {
     pub fn record(&self, position: usize) {
         let number = match self.slots.get(position) {
             Some(&slot) => slot,
+            None if self.view => return,
             None => SYSTEM_COLUMN_BASE + (position - self.slots.len()) as u16,
         };
         let mut used = self.used.lock().unwrap_or_else(|e| e.into_inner());
@@ -851,6 +877,19 @@ pub fn note_columns(
     uses
 }
 
+/// [`note_columns`] of view `view` (its `count` columns:
+/// [`ColumnUses::of_view`]).
+pub fn note_view_columns(
+    cx: &Ctx<'_>,
+    (view, count): (u64, usize),
+    name: &str,
+    privilege: Bits,
+) -> ColumnUses {
+    let uses = ColumnUses::of_view(count, false);
+    note_need(cx, view, name, "view", privilege, Some(uses.clone()));
+    uses
+}
+
 /// [`note_columns`] of a privilege needed only if some column is
 /// recorded.
 pub fn note_columns_if_read(
@@ -889,6 +928,7 @@ pub fn note_also(cx: &Ctx<'_>, read: &ColumnUses, privilege: Bits) {
             used: Arc::default(),
             slots: read.slots.clone(),
             if_read: false,
+            view: read.view,
         }),
         ..need.clone()
     };

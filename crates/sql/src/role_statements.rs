@@ -427,28 +427,33 @@ fn privilege_bits(privileges: &Privileges) -> Result<(privileges::Bits, ColumnGr
 
 /// The number of column `column` of relation `name` (a user column's
 /// slot, a system column's [`privileges::SYSTEM_COLUMN_BASE`] + its
-/// index), 42703 when it has none; column privileges on a view are
-/// 0A000.
+/// index; a view's column its position, as a view's columns never
+/// move: `privileges::ColumnUses::of_view`), 42703 when it has none.
 fn column_number(
     cx: &Ctx<'_>,
     txn: &Transaction,
     name: &str,
     column: &str,
 ) -> Result<u16, SqlError> {
-    let Some(def) = cx.db.catalog().table(txn, name)? else {
-        return Err(SqlError::unsupported("column privileges on a view"));
-    };
-    let system = (crate::system_columns::COLUMNS.iter()).position(|(n, _)| *n == column);
-    match (def.column(column), system) {
-        (Some(at), _) => Ok(def.layout.slot(at)),
-        (None, Some(at)) => Ok(privileges::SYSTEM_COLUMN_BASE + at as u16),
-        (None, None) => Err(SqlError::new(
+    let missing = || {
+        SqlError::new(
             "42703",
             format!(
                 "column \"{column}\" of relation \"{}\" does not exist",
                 folio_catalog::unqualified(name)
             ),
-        )),
+        )
+    };
+    let Some(def) = cx.db.catalog().table(txn, name)? else {
+        let view = cx.db.catalog().view(txn, name)?.ok_or_else(missing)?;
+        let at = (view.def.columns.iter()).position(|c| c.name == column);
+        return at.map(|at| at as u16).ok_or_else(missing);
+    };
+    let system = (crate::system_columns::COLUMNS.iter()).position(|(n, _)| *n == column);
+    match (def.column(column), system) {
+        (Some(at), _) => Ok(def.layout.slot(at)),
+        (None, Some(at)) => Ok(privileges::SYSTEM_COLUMN_BASE + at as u16),
+        (None, None) => Err(missing()),
     }
 }
 

@@ -56,6 +56,26 @@ use std::sync::Arc;
 /// Most views one rewrite goes through.
 const MAX_LEVELS: usize = 100;
 
+/// The columns of one view a statement touches, by position
+/// (PostgreSQL's `selectedCols`, `insertedCols`, `updatedCols` of the
+/// view's range table entry): its need of each privilege on the view is
+/// for these columns.
+#[derive(Debug, Clone, Default)]
+struct Touched {
+    /// Read: referenced in SET values, WHERE, RETURNING, ON CONFLICT.
+    read: std::collections::BTreeSet<usize>,
+    /// Given a value by an INSERT.
+    inserted: std::collections::BTreeSet<usize>,
+    /// Assigned by SET (UPDATE's, ON CONFLICT DO UPDATE's).
+    updated: std::collections::BTreeSet<usize>,
+    /// The view's columns' names.
+    names: Vec<String>,
+    /// The columns of the relation under it the view's definition reads
+    /// (select list and WHERE), by name: PostgreSQL asks SELECT of them
+    /// all there when the statement reads the view.
+    definition: Vec<String>,
+}
+
 /// A statement on a view, rewritten onto the relation under it.
 pub struct Rewritten {
     /// The statement on the base relation.
@@ -63,8 +83,9 @@ pub struct Rewritten {
     /// The views passed, outermost first: oid, bare name, and whether it
     /// is `security_invoker` (the session's role needs the statement's
     /// privileges on the outermost, each view's owner on the relation
-    /// under it, as a view read in FROM).
-    views: Vec<(u64, String, bool)>,
+    /// under it, as a view read in FROM), and the view's columns the
+    /// statement touched there (column privileges may grant its needs).
+    views: Vec<(u64, String, bool, Touched)>,
     /// The check options' conditions over the table's columns, each with
     /// the view that owns it, in the order they are judged.
     checks: Vec<(String, Expr)>,
@@ -228,6 +249,8 @@ struct Level {
     columns: Vec<(Expr, Option<String>)>,
     /// The view's WHERE over `q.<base column>`.
     condition: Option<Expr>,
+    /// The view's columns the statement touched, noted by the rewrite.
+    touched: std::cell::RefCell<Touched>,
 }
 
 /// `statement` rewritten onto the base relation, if it is an INSERT,
@@ -277,11 +300,6 @@ pub fn rewrite(
             ));
         }
         let level = Level::of(&session_columns(cx, txn), &view.def, event, &qualifier)?;
-        out.views.push((
-            view.def.oid,
-            level.bare(),
-            view.def.flag("security_invoker"),
-        ));
         let used = Statement::Query(crate::views::parse_query(&view.def)?);
         let view = Arc::new(view);
         cx.views.borrow_mut().push(Used {
@@ -298,7 +316,20 @@ pub fn rewrite(
             out.checks.insert(0, (level.bare(), condition.clone()));
         }
         cascaded |= option == CheckOption::Cascaded;
+        // (The check options are substituted first: what the view's
+        // conditions read is no column the statement touched.)
+        level.touched.take();
         level.rewrite(cx, txn, &mut out.statement, &qualifier, depth == 0)?;
+        out.views.push((
+            view.def.oid,
+            level.bare(),
+            view.def.flag("security_invoker"),
+            Touched {
+                names: (view.def.columns.iter()).map(|c| c.name.clone()).collect(),
+                definition: level.definition(&qualifier),
+                ..level.touched.take()
+            },
+        ));
         out.base = level.base.clone();
         // (A view below with rules of the event: its rules rewrite the
         // statement on it in turn, as PostgreSQL's rewriter recurses.)
@@ -611,11 +642,31 @@ impl Level {
             only: crate::inheritance::syntax::only(name),
             columns,
             condition,
+            touched: Default::default(),
         })
     }
 
     fn bare(&self) -> String {
         folio_catalog::unqualified(&self.def.name).to_string()
+    }
+
+    /// The base columns its select list and WHERE read (each once).
+    fn definition(&self, qualifier: &str) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        let exprs = (self.columns.iter().map(|(e, _)| e)).chain(self.condition.as_ref());
+        for e in exprs {
+            let _ = sqlparser::ast::visit_expressions(e, |e| {
+                if let Expr::CompoundIdentifier(parts) = e
+                    && let [q, c] = parts.as_slice()
+                    && names::ident(q) == qualifier
+                    && !out.contains(&names::ident(c))
+                {
+                    out.push(names::ident(c));
+                }
+                ControlFlow::<()>::Continue(())
+            });
+        }
+        out
     }
 
     /// The position of view column `name`.
@@ -685,6 +736,8 @@ impl Level {
                     }
                 };
                 crate::view_defaults::fill_insert(&self.def, insert, &mut listed, false)?;
+                (self.touched.borrow_mut().inserted)
+                    .extend(listed.iter().filter_map(|c| self.column(c)));
                 insert.columns = (listed.iter())
                     .map(|c| self.target(c, false).map(|c| Ident::with_quote('"', c)))
                     .collect::<Result<_, _>>()?;
@@ -707,7 +760,9 @@ impl Level {
                 if let Some(OnInsert::OnConflict(on)) = &mut insert.on {
                     if let Some(ConflictTarget::Columns(columns)) = &mut on.conflict_target {
                         for c in columns.iter_mut() {
-                            *c = Ident::with_quote('"', self.target(&names::ident(c), true)?);
+                            let name = names::ident(c);
+                            (self.touched.borrow_mut().read).extend(self.column(&name));
+                            *c = Ident::with_quote('"', self.target(&name, true)?);
                         }
                     }
                     if let OnConflictAction::DoUpdate(update) = &mut on.action {
@@ -772,6 +827,7 @@ impl Level {
         // DEFAULT: the view column's default, else NULL
         // (`view_defaults.rs`).
         let at = self.column(name).expect("a target is a view column");
+        self.touched.borrow_mut().updated.insert(at);
         match crate::view_defaults::of_assignment(&self.def, at, &a.value)? {
             Some(value) => a.value = value,
             None => self.substitute(&mut a.value, qualifier, first),
@@ -812,6 +868,7 @@ impl Level {
             return;
         };
         let all = || {
+            (self.touched.borrow_mut().read).extend(0..self.columns.len());
             (self.def.columns.iter().zip(&self.columns)).map(|(c, (e, _))| {
                 SelectItem::ExprWithAlias {
                     expr: e.clone(),
@@ -945,6 +1002,7 @@ impl InSubqueries for Substitute<'_> {
         let Some(at) = self.level.column(&column) else {
             return;
         };
+        self.level.touched.borrow_mut().read.insert(at);
         let mut mapped = self.level.columns[at].0.clone();
         if over != self.qualifier {
             let _ = mapped.visit(&mut Requalify {
@@ -997,6 +1055,19 @@ impl VisitorMut for Unqualify<'_> {
     }
 }
 
+/// The check options of `rewritten` on each part of a partitioned
+/// table's change, bound over the partition's columns (by name: a
+/// partition's columns are its table's, maybe in another order); rows
+/// moved to another partition are judged as the partitioned table's.
+fn add_to_parts(rewritten: &Rewritten, change: &mut Change) -> Result<(), SqlError> {
+    for part in change.parts_mut() {
+        let checks = rewritten.checks(part.target().as_ref())?;
+        part.constraints_mut().add_view_checks(checks);
+        add_to_parts(rewritten, part)?;
+    }
+    Ok(())
+}
+
 impl Rewritten {
     /// The check options' conditions, each with its view, bound over
     /// `columns`: those of the relation the statement reached.
@@ -1041,35 +1112,66 @@ impl Rewritten {
         let relation = change.target().clone();
         let checks = self.checks(relation.as_ref())?;
         change.constraints_mut().add_view_checks(checks);
+        add_to_parts(self, change)?;
         // The session's role needs on the outermost view what the
         // statement needs on the table; each view's owner needs it on the
         // relation under it (unless the view is `security_invoker`: then
-        // whoever needed it on the view).
+        // the session's role, as PostgreSQL 15's rewriter leaves it).
+        // A need the table's column privileges may grant is, on a view,
+        // for the view's columns the statement touched there.
         let mut needs = cx.needs.borrow_mut();
         let on_table: Vec<_> = (needs.iter())
             .filter(|n| n.relation == relation.def.oid && n.as_owner_of.is_none())
-            .map(|n| n.privilege)
+            .map(|n| (n.privilege, n.columns.clone()))
             .collect();
+        // When the statement reads the view, SELECT is asked on each
+        // relation under a view of every column its definition reads.
+        let reads = self.views.first().is_some_and(|v| !v.3.read.is_empty());
         let mut checker = None;
         let mut on_views = Vec::new();
-        for (oid, name, invoker) in &self.views {
-            for &privilege in &on_table {
+        let mut above: Option<&Touched> = None;
+        for (oid, name, invoker, touched) in &self.views {
+            for (privilege, columns) in &on_table {
+                let mut set = match *privilege {
+                    crate::privileges::SELECT => touched.read.clone(),
+                    crate::privileges::INSERT => touched.inserted.clone(),
+                    crate::privileges::UPDATE => touched.updated.clone(),
+                    _ => Default::default(),
+                };
+                if let Some(above) =
+                    above.filter(|_| reads && *privilege == crate::privileges::SELECT)
+                {
+                    let at = |c: &String| touched.names.iter().position(|n| n == c);
+                    set.extend(above.definition.iter().filter_map(at));
+                }
+                let width = touched.names.len();
+                let columns = (columns.as_ref()).map(|c| c.on_view(width, &set));
                 on_views.push(crate::privileges::Need {
                     relation: *oid,
                     name: name.clone(),
                     kind: "view",
-                    privilege,
+                    privilege: *privilege,
                     as_owner_of: checker,
-                    columns: None,
+                    columns,
                 });
             }
-            if !invoker {
-                checker = Some(*oid);
-            }
+            checker = (!invoker).then_some(*oid);
+            above = Some(touched);
         }
         for need in needs.iter_mut() {
             if need.relation == relation.def.oid && need.as_owner_of.is_none() {
                 need.as_owner_of = checker;
+                if let (Some(above), Some(uses)) = (above, &need.columns)
+                    && reads
+                    && need.privilege == crate::privileges::SELECT
+                {
+                    let at = |c: &String| relation.def.column(c);
+                    above
+                        .definition
+                        .iter()
+                        .filter_map(at)
+                        .for_each(|p| uses.record(p));
+                }
             }
         }
         // (The views first, as PostgreSQL checks them.)

@@ -1521,6 +1521,9 @@ impl<'a, 'c> Runner<'a, 'c> {
         let mut types = Vec::new();
         let mut error = None;
         let mut whole_records = false;
+        // What each parameter reads (`Runner::datum`); none for a whole
+        // record's fields, which are never shared.
+        let mut datums: Vec<Option<(usize, Option<String>)>> = Vec::new();
         let _ = visit_expressions_mut(&mut bound, |expr| {
             let name: Option<Vec<String>> = match expr {
                 Expr::Identifier(id) => Some(vec![ident(id)]),
@@ -1552,6 +1555,7 @@ impl<'a, 'c> Runner<'a, 'c> {
                         params.push(values.get(i).cloned().unwrap_or(Value::Null));
                         names.push(vec![name.join("."), field.clone()]);
                         types.push(*ty);
+                        datums.push(None);
                         written.push(cast_param(params.len(), *ty)?.to_string());
                     }
                     let row = format!("ROW({})", written.join(", "));
@@ -1566,10 +1570,18 @@ impl<'a, 'c> Runner<'a, 'c> {
             if let Some(name) = name
                 && let Some(found) = self.lookup(&name)
             {
+                // Two names of one variable (`p1` and `$1`) are one
+                // parameter, as PostgreSQL's: `GROUP BY x / p1` then
+                // groups by what `x / $1` in the select list reads.
+                let datum = self.datum(&name);
                 match found.and_then(|(value, ty)| {
+                    if let Some(at) = datums.iter().position(|d| *d == datum) {
+                        return cast_param(at + 1, ty);
+                    }
                     params.push(value);
                     names.push(name);
                     types.push(ty);
+                    datums.push(datum);
                     cast_param(params.len(), ty)
                 }) {
                     Ok(e) => *expr = e,
@@ -1619,6 +1631,18 @@ impl<'a, 'c> Runner<'a, 'c> {
             _ => Value::Null,
         };
         Some(Ok((value, shape[i].1)))
+    }
+
+    /// What the scalar `name` ([`Runner::lookup`]'s) reads: its
+    /// variable (through aliases) and the field of it, so two names of
+    /// one value compare equal. `None` for a name of no variable.
+    fn datum(&self, name: &[String]) -> Option<(usize, Option<String>)> {
+        if let Some(at) = self.var_index(name) {
+            return Some((self.resolved_index(at), None));
+        }
+        let (field, record) = name.split_last()?;
+        let at = self.var_index(record)?;
+        Some((self.resolved_index(at), Some(field.clone())))
     }
 
     /// The fields of the record or row variable `name` names, if it

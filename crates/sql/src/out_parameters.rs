@@ -72,9 +72,7 @@ mod tests {
         assert_eq!((ty, columns), ((23, -1), one.clone()));
         // RETURNS float with an OUT int: PostgreSQL's 42P13.
         assert_eq!(
-            result(&one, &[23], Some((701, -1)))
-                .unwrap_err()
-                .code,
+            result(&one, &[23], Some((701, -1))).unwrap_err().code,
             "42P13"
         );
         // Two: a record, the unnamed one named by its position.

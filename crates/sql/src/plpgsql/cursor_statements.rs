@@ -10,12 +10,12 @@
 //! `cursors/position.rs`'s (the store's `step`).
 
 use super::{Flow, Kind, Runner};
-use crate::cursors::position::Direction;
 use crate::cursors::current_of::{self, RowIds};
+use crate::cursors::position::Direction;
 use crate::cursors::{Declared, InScope, Options, Stepped};
-use crate::parse::Parsed;
 use crate::error::SqlError;
 use crate::output::Output;
+use crate::parse::Parsed;
 use crate::plpgsql::parse::{CursorDecl, Into, OpenSource, Sql, Step, Stmt, sql_statement};
 use folio_row::{SqlType, Value};
 use sqlparser::ast::Statement;
@@ -204,11 +204,7 @@ impl Runner<'_, '_> {
 
     /// A bound cursor's query run with its arguments: each a variable
     /// of its declared type while the query runs.
-    fn run_bound(
-        &mut self,
-        decl: &CursorDecl,
-        args: &[Sql],
-    ) -> Result<(Output, RowIds), SqlError> {
+    fn run_bound(&mut self, decl: &CursorDecl, args: &[Sql]) -> Result<(Output, RowIds), SqlError> {
         let mut values = Vec::with_capacity(args.len());
         for arg in args {
             values.push(self.eval(arg)?);

@@ -11,7 +11,7 @@
 
 use super::{Flow, Kind, Runner};
 use crate::cursors::current_of::{self, RowIds};
-use crate::cursors::position::Direction;
+use crate::cursors::position::{ALL, Direction};
 use crate::cursors::{Declared, InScope, Options, Stepped};
 use crate::error::SqlError;
 use crate::output::Output;
@@ -300,16 +300,23 @@ impl Runner<'_, '_> {
         let name = self.portal_of(at, cursor)?;
         let store = store()?;
         // One row at a time, so the cursor stands on the row the body
-        // sees (`WHERE CURRENT OF c`), as PostgreSQL's loop reads it.
-        let step = || store.cursors.step(&name, Direction::Forward(1), false);
+        // sees (`WHERE CURRENT OF c`), as PostgreSQL's loop reads it; all
+        // at once in a body that may COMMIT, which ends the cursor
+        // (PostgreSQL then holds the rows read so far).
+        let count = match self.nonatomic {
+            true => ALL,
+            false => 1,
+        };
+        let step = || store.cursors.step(&name, Direction::Forward(count), false);
         let result = step().and_then(|Stepped { columns, rows, .. }| {
             self.declare_record(var, Vec::new(), Value::Null);
             let record = self.vars.len() - 1;
             self.vars[record].kind = Kind::Record(None);
             self.vars[record].label = label.clone();
-            let mut first = Some(rows);
-            let mut next = || match first.take() {
-                Some(rows) => Ok(rows.into_iter().next()),
+            let mut first = rows.into_iter();
+            let mut next = || match first.next() {
+                Some(row) => Ok(Some(row)),
+                None if count == ALL => Ok(None),
                 None => step().map(|s| s.rows.into_iter().next()),
             };
             self.rows_loop_from(var, &columns, &mut next, body, ends)

@@ -284,7 +284,8 @@ impl Catalog {
     /// stored; one of the same name and argument types is 42723 unless
     /// `replace`, when it takes the new definition and keeps its oid
     /// (PostgreSQL's). The result type of a replaced function may not
-    /// change (42P13, PostgreSQL's message).
+    /// change, nor a record result's columns (42P13, PostgreSQL's
+    /// message).
     pub fn create_function(
         &self,
         txn: &mut Transaction,
@@ -328,8 +329,12 @@ impl Catalog {
                     "cannot change routine kind".into(),
                 ));
             }
-            if (old.result, old.returns_set, &old.columns)
-                != (body.result, body.returns_set, &body.columns)
+            // A record's columns are its type (their names too); a
+            // named type's are fixed by it, so one OUT parameter may be
+            // renamed (PostgreSQL compares only a record's columns).
+            let record = body.result.0 == folio_row::SqlType::Record.oid();
+            if (old.result, old.returns_set) != (body.result, body.returns_set)
+                || (record && old.columns != body.columns)
             {
                 return Err(CatalogError::FunctionChange(
                     "cannot change return type of existing function".into(),

@@ -5,7 +5,8 @@
 //! calls pass; its OUT and INOUT parameters are its result's `columns`:
 //!
 //! - one output parameter: the result is that parameter's type (a call
-//!   gives a value of it; in FROM a column named as the parameter);
+//!   gives a value of it; in FROM a column named as the parameter),
+//!   `SETOF` that type a set of them;
 //! - more: the result is `record` with those columns (a call gives a
 //!   row; in FROM one column each), `SETOF record` a set of them.
 //!
@@ -23,13 +24,12 @@ pub type Output = (String, u32, i32);
 
 /// The result of a function with output parameters `outputs` (not
 /// empty) and input parameter types `inputs`: its type and columns,
-/// given what it declared (`declared`: `RETURNS type`'s oid and
-/// modifier, `None` when it has no RETURNS; `set`: `RETURNS SETOF`).
+/// given what it declared (`declared`: `RETURNS [SETOF] type`'s oid and
+/// modifier, `None` when it has no RETURNS).
 pub fn result(
     outputs: &[Output],
     inputs: &[u32],
     declared: Option<(u32, i32)>,
-    set: bool,
 ) -> Result<((u32, i32), Vec<Output>), SqlError> {
     assert!(!outputs.is_empty(), "a function with output parameters");
     for (_, oid, _) in outputs {
@@ -46,12 +46,6 @@ pub fn result(
         return Err(SqlError::new(
             "42P13",
             format!("function result type must be {must} because of OUT parameters"),
-        ));
-    }
-    if set && outputs.len() == 1 {
-        return Err(SqlError::new(
-            "42P13",
-            "function result type must be record because of OUT parameters",
         ));
     }
     let columns = (outputs.iter().enumerate())
@@ -74,20 +68,18 @@ mod tests {
     fn one_output_is_the_result_and_more_are_a_record() {
         // One OUT int: the result is int, its column named as written.
         let one = vec![("f2".to_string(), 23, -1)];
-        let (ty, columns) = result(&one, &[23], None, false).unwrap();
+        let (ty, columns) = result(&one, &[23], None).unwrap();
         assert_eq!((ty, columns), ((23, -1), one.clone()));
         // RETURNS float with an OUT int: PostgreSQL's 42P13.
         assert_eq!(
-            result(&one, &[23], Some((701, -1)), false)
-                .unwrap_err()
-                .code,
+            result(&one, &[23], Some((701, -1))).unwrap_err().code,
             "42P13"
         );
         // Two: a record, the unnamed one named by its position.
         let two = vec![("f2".to_string(), 23, -1), (String::new(), 25, -1)];
-        let (ty, columns) = result(&two, &[23], None, false).unwrap();
+        let (ty, columns) = result(&two, &[23], None).unwrap();
         assert_eq!(ty, (SqlType::Record.oid(), -1));
         assert_eq!(columns[1].0, "column2");
-        assert!(result(&two, &[23], Some((23, -1)), false).is_err());
+        assert!(result(&two, &[23], Some((23, -1))).is_err());
     }
 }

@@ -113,12 +113,7 @@ pub fn returned_record(value: Value, expected: &[SqlType]) -> Result<Vec<Value>,
     let fields = match value {
         Value::Null => return Ok(vec![Value::Null; expected.len()]),
         Value::Record(fields) => fields,
-        _ => {
-            return Err(SqlError::new(
-                "42804",
-                "cannot return non-composite value from function returning composite type",
-            ));
-        }
+        _ => return Err(crate::plpgsql::set_returning::non_composite()),
     };
     let returned: Vec<Returned<'_>> = fields.iter().map(Returned::Value).collect();
     check_row(

@@ -527,8 +527,7 @@ fn definition(
                 Some(ty) => (Some(declared_type(ty)?), false),
             };
             let inputs: Vec<u32> = args.iter().map(|a| a.1).collect();
-            let (result, out_columns) =
-                crate::out_parameters::result(&outputs, &inputs, declared, set)?;
+            let (result, out_columns) = crate::out_parameters::result(&outputs, &inputs, declared)?;
             returns_set = set;
             columns = out_columns;
             result

@@ -88,8 +88,18 @@ pub fn mark(tokens: &mut Vec<TokenWithSpan>) {
     }
 }
 
+/// [`mark`]'s call naming cursor `name` (PL/pgSQL puts a refcursor
+/// variable's value for its name: PostgreSQL's `CURRENT OF` a parameter).
+pub fn marked(name: &str) -> Expr {
+    let arg = Expr::value(sqlparser::ast::Value::SingleQuotedString(name.to_string()));
+    crate::call_expr::plain_call(
+        sqlparser::ast::ObjectName::from(vec![Ident::with_quote(MARK, MARK_NAME)]),
+        vec![FunctionArg::Unnamed(FunctionArgExpr::Expr(arg))],
+    )
+}
+
 /// The cursor `expr` names if it is [`mark`]'s call.
-fn cursor_named(expr: &Expr) -> Option<String> {
+pub fn cursor_named(expr: &Expr) -> Option<String> {
     let Expr::Function(f) = expr else {
         return None;
     };

@@ -10,10 +10,12 @@
 //! `cursors/position.rs`'s (the store's `step`).
 
 use super::{Flow, Kind, Runner};
+use crate::cursors::current_of::{self, RowIds};
 use crate::cursors::position::{ALL, Direction};
 use crate::cursors::{Declared, InScope, Options, Stepped};
 use crate::error::SqlError;
 use crate::output::Output;
+use crate::parse::Parsed;
 use crate::plpgsql::parse::{CursorDecl, Into, OpenSource, Sql, Step, Stmt, sql_statement};
 use folio_row::{SqlType, Value};
 use sqlparser::ast::Statement;
@@ -88,21 +90,21 @@ impl Runner<'_, '_> {
                 format!("cursor \"{name}\" already in use"),
             ));
         }
-        let (output, text, scroll) = match source {
+        let (output, text, scroll, row_ids) = match source {
             OpenSource::Bound(args) => {
                 let Some(decl) = self.vars[at].bound.clone() else {
                     return Err(SqlError::syntax(format!(
                         "cursor \"{cursor}\" is not bound to a query"
                     )));
                 };
-                let output = self.run_bound(&decl, args)?;
+                let (output, row_ids) = self.run_bound(&decl, args)?;
                 let scroll = scrolls(decl.scroll, sql_statement(&decl.query));
-                (output, decl.query.text.clone(), scroll)
+                (output, decl.query.text.clone(), scroll, row_ids)
             }
             OpenSource::Query { scroll, query } => {
-                let output = self.run_sql(query)?;
+                let (output, row_ids) = self.run_cursor_query(query)?;
                 let scroll = scrolls(*scroll, sql_statement(query));
-                (output, query.text.clone(), scroll)
+                (output, query.text.clone(), scroll, row_ids)
             }
             OpenSource::Execute {
                 scroll,
@@ -116,7 +118,7 @@ impl Runner<'_, '_> {
                     _ => None,
                 };
                 let scroll = scrolls(*scroll, statement);
-                (output, text, scroll)
+                (output, text, scroll, RowIds::default())
             }
         };
         let Output::Rows { columns, rows, .. } = output else {
@@ -141,18 +143,68 @@ impl Runner<'_, '_> {
             },
             statement: text,
             created_us: self.cx.now(),
-            // (No row identities: `WHERE CURRENT OF` a body's cursor is
-            // not simply updatable here.)
-            row_ids: Default::default(),
+            row_ids,
         };
         store.cursors.open(declared, Some(store.depth))?;
         self.vars[at].value = Value::Text(name);
         Ok(())
     }
 
+    /// A cursor's query run as DECLARE's is (`cursors/current_of.rs`):
+    /// a simple scan of a table, or one locking tables, with its rows'
+    /// ids, so `WHERE CURRENT OF` changes the row the cursor stands on.
+    /// The rows are given without them, with where each was read. Such a
+    /// query is bound and planned at each OPEN (its kept plan is the
+    /// piece's own, without the ids).
+    fn run_cursor_query(&mut self, sql: &Sql) -> Result<(Output, RowIds), SqlError> {
+        let query = match &*sql.parsed {
+            Parsed::Sql(statement) => match &**statement {
+                Statement::Query(query) => Some(query),
+                _ => None,
+            },
+            _ => None,
+        };
+        let Some(query) = query else {
+            return Ok((self.run_sql(sql)?, RowIds::default()));
+        };
+        let locked = !query.locks.is_empty();
+        let Some((with_ids, items)) = current_of::with_row_ids(self.cx, self.txn, query)? else {
+            let row_ids = RowIds {
+                locked,
+                ..Default::default()
+            };
+            return Ok((self.run_sql(sql)?, row_ids));
+        };
+        let piece = Sql {
+            text: sql.text.clone(),
+            parsed: Box::new(Parsed::Sql(Box::new(Statement::Query(Box::new(with_ids))))),
+            id: sql.id,
+        };
+        let cached = self.cached.take();
+        let output = self.run_sql(&piece);
+        self.cached = cached;
+        let Output::Rows {
+            mut columns,
+            mut rows,
+            tag,
+            style,
+        } = output?
+        else {
+            unreachable!("a query returns rows")
+        };
+        let row_ids = current_of::take_row_ids(&mut rows, &mut columns, &items, locked)?;
+        let output = Output::Rows {
+            columns,
+            rows,
+            tag,
+            style,
+        };
+        Ok((output, row_ids))
+    }
+
     /// A bound cursor's query run with its arguments: each a variable
     /// of its declared type while the query runs.
-    fn run_bound(&mut self, decl: &CursorDecl, args: &[Sql]) -> Result<Output, SqlError> {
+    fn run_bound(&mut self, decl: &CursorDecl, args: &[Sql]) -> Result<(Output, RowIds), SqlError> {
         let mut values = Vec::with_capacity(args.len());
         for arg in args {
             values.push(self.eval(arg)?);
@@ -165,7 +217,7 @@ impl Runner<'_, '_> {
                 let at = self.vars.len() - 1;
                 self.assign_at(at, value, from)?;
             }
-            self.run_sql(&decl.query)
+            self.run_cursor_query(&decl.query)
         })();
         self.vars.truncate(depth);
         result
@@ -247,22 +299,28 @@ impl Runner<'_, '_> {
         self.open_cursor(cursor, &OpenSource::Bound(args.to_vec()))?;
         let name = self.portal_of(at, cursor)?;
         let store = store()?;
-        let result = store
-            .cursors
-            .step(&name, Direction::Forward(ALL), false)
-            .and_then(|Stepped { columns, rows, .. }| {
-                self.declare_record(var, Vec::new(), Value::Null);
-                let record = self.vars.len() - 1;
-                self.vars[record].kind = Kind::Record(None);
-                self.vars[record].label = label.clone();
-                let output = Output::Rows {
-                    columns,
-                    rows,
-                    tag: String::new(),
-                    style: None,
-                };
-                self.rows_loop(var, output, body, ends)
-            });
+        // One row at a time, so the cursor stands on the row the body
+        // sees (`WHERE CURRENT OF c`), as PostgreSQL's loop reads it; all
+        // at once in a body that may COMMIT, which ends the cursor
+        // (PostgreSQL then holds the rows read so far).
+        let count = match self.nonatomic {
+            true => ALL,
+            false => 1,
+        };
+        let step = || store.cursors.step(&name, Direction::Forward(count), false);
+        let result = step().and_then(|Stepped { columns, rows, .. }| {
+            self.declare_record(var, Vec::new(), Value::Null);
+            let record = self.vars.len() - 1;
+            self.vars[record].kind = Kind::Record(None);
+            self.vars[record].label = label.clone();
+            let mut first = rows.into_iter();
+            let mut next = || match first.next() {
+                Some(row) => Ok(Some(row)),
+                None if count == ALL => Ok(None),
+                None => step().map(|s| s.rows.into_iter().next()),
+            };
+            self.rows_loop_from(var, &columns, &mut next, body, ends)
+        });
         // (A body that closed it leaves nothing to close.)
         let _ = store.cursors.close(Some(&name));
         if was_null {

@@ -29,7 +29,7 @@ use super::plan_cache::{KeptSql, Stamp};
 use super::set_returning::ResultRows;
 use crate::context::Ctx;
 use crate::error::SqlError;
-use crate::output::{Notice, Output};
+use crate::output::{Column, Notice, Output};
 use crate::parse::Parsed;
 use crate::transaction_control::{self, Ending};
 use folio_catalog::ObjectLists;
@@ -182,10 +182,11 @@ struct Bound {
     /// The variable (or record field) each parameter is.
     names: Vec<Vec<String>>,
     types: Vec<SqlType>,
-    /// A record variable is named whole: its fields are parameters as
-    /// they are now, so the statement is not kept (a later shape may
-    /// differ).
-    whole_records: bool,
+    /// Bound with values as they are now, so the statement is not kept:
+    /// a record variable named whole (its fields are parameters; a
+    /// later shape may differ), a cursor variable's value written for
+    /// its name in `WHERE CURRENT OF`.
+    per_run: bool,
 }
 
 impl<'a, 'c> Runner<'a, 'c> {
@@ -965,15 +966,30 @@ impl<'a, 'c> Runner<'a, 'c> {
                 "cannot iterate over a statement that returns no rows",
             ));
         };
-        let shape = shape_of(&columns);
+        let mut rows = rows.into_iter();
+        self.rows_loop_from(var, &columns, &mut || Ok(rows.next()), body, ends)
+    }
+
+    /// [`Runner::rows_loop`] over the rows `next` gives one at a time
+    /// (a cursor's, read as the loop goes), of `columns`.
+    fn rows_loop_from(
+        &mut self,
+        var: &str,
+        columns: &[Column],
+        next: &mut dyn FnMut() -> Result<Option<Vec<Value>>, SqlError>,
+        body: &[Stmt],
+        ends: &dyn Fn(Flow) -> Option<Flow>,
+    ) -> Result<Flow, SqlError> {
+        let shape = shape_of(columns);
         let at = self.var_index(&[var.to_string()]).ok_or_else(|| {
             SqlError::new(
                 "42601",
                 format!("loop variable of loop over rows must be a record variable or list of scalar variables (\"{var}\" is not declared)"),
             )
         })?;
-        let n = rows.len();
-        for row in rows {
+        let mut n = 0;
+        while let Some(row) = next()? {
+            n += 1;
             let width = row.len();
             if let Some(row) = self.take_row(at, row, &shape, width)? {
                 self.multi_assignment(width, 1)?;
@@ -1403,7 +1419,7 @@ impl<'a, 'c> Runner<'a, 'c> {
                         types: bound.types,
                         plan: None,
                     });
-                    (kept, bound.params, !bound.whole_records)
+                    (kept, bound.params, !bound.per_run)
                 }
             };
         let output = self.run_kept_plan(statement, &mut kept, &mut params);
@@ -1520,7 +1536,10 @@ impl<'a, 'c> Runner<'a, 'c> {
         let mut names = Vec::new();
         let mut types = Vec::new();
         let mut error = None;
-        let mut whole_records = false;
+        let mut per_run = false;
+        // What each parameter reads (`Runner::datum`); none for a whole
+        // record's fields, which are never shared.
+        let mut datums: Vec<Option<(usize, Option<String>)>> = Vec::new();
         let _ = visit_expressions_mut(&mut bound, |expr| {
             let name: Option<Vec<String>> = match expr {
                 Expr::Identifier(id) => Some(vec![ident(id)]),
@@ -1531,6 +1550,25 @@ impl<'a, 'c> Runner<'a, 'c> {
                 }) => Some(vec![p.clone()]),
                 _ => None,
             };
+            // `WHERE CURRENT OF c`, `c` a cursor variable: the cursor its
+            // value names (PostgreSQL passes it as a parameter).
+            if let Some(cursor) = crate::cursors::current_of::cursor_named(expr)
+                && let Some(at) = self.var_index(&[cursor])
+                && let var = self.resolved(at)
+                && matches!(var.kind, Kind::Scalar(SqlType::Refcursor))
+            {
+                per_run = true;
+                match crate::types::text_output(&var.value) {
+                    Some(portal) => *expr = crate::cursors::current_of::marked(&portal),
+                    None => {
+                        error = Some(SqlError::new(
+                            "42704",
+                            format!("no value found for parameter {}", params.len() + 1),
+                        ))
+                    }
+                }
+                return ControlFlow::<()>::Continue(());
+            }
             // A record or row variable named whole: the row of its fields
             // (`CASE WHEN true THEN ROW($1::t1, ...) END`), each field a
             // parameter; a NULL one, a NULL of such a row (`CASE WHEN
@@ -1541,7 +1579,7 @@ impl<'a, 'c> Runner<'a, 'c> {
             if let Some(name) = &name
                 && let Some((shape, values)) = self.whole_record(name)
             {
-                whole_records = true;
+                per_run = true;
                 match (|| {
                     let mut written = Vec::new();
                     for (i, (field, ty)) in shape.iter().enumerate() {
@@ -1552,6 +1590,7 @@ impl<'a, 'c> Runner<'a, 'c> {
                         params.push(values.get(i).cloned().unwrap_or(Value::Null));
                         names.push(vec![name.join("."), field.clone()]);
                         types.push(*ty);
+                        datums.push(None);
                         written.push(cast_param(params.len(), *ty)?.to_string());
                     }
                     let row = format!("ROW({})", written.join(", "));
@@ -1566,10 +1605,18 @@ impl<'a, 'c> Runner<'a, 'c> {
             if let Some(name) = name
                 && let Some(found) = self.lookup(&name)
             {
+                // Two names of one variable (`p1` and `$1`) are one
+                // parameter, as PostgreSQL's: `GROUP BY x / p1` then
+                // groups by what `x / $1` in the select list reads.
+                let datum = self.datum(&name);
                 match found.and_then(|(value, ty)| {
+                    if let Some(at) = datums.iter().position(|d| *d == datum) {
+                        return cast_param(at + 1, ty);
+                    }
                     params.push(value);
                     names.push(name);
                     types.push(ty);
+                    datums.push(datum);
                     cast_param(params.len(), ty)
                 }) {
                     Ok(e) => *expr = e,
@@ -1585,7 +1632,7 @@ impl<'a, 'c> Runner<'a, 'c> {
                 params,
                 names,
                 types,
-                whole_records,
+                per_run,
             }),
         }
     }
@@ -1619,6 +1666,18 @@ impl<'a, 'c> Runner<'a, 'c> {
             _ => Value::Null,
         };
         Some(Ok((value, shape[i].1)))
+    }
+
+    /// What the scalar `name` ([`Runner::lookup`]'s) reads: its
+    /// variable (through aliases) and the field of it, so two names of
+    /// one value compare equal. `None` for a name of no variable.
+    fn datum(&self, name: &[String]) -> Option<(usize, Option<String>)> {
+        if let Some(at) = self.var_index(name) {
+            return Some((self.resolved_index(at), None));
+        }
+        let (field, record) = name.split_last()?;
+        let at = self.var_index(record)?;
+        Some((self.resolved_index(at), Some(field.clone())))
     }
 
     /// The fields of the record or row variable `name` names, if it

@@ -177,6 +177,14 @@ pub fn call_returning(
                             )
                         },
                     )?;
+                    // A row type takes rows only (PostgreSQL's RETURN
+                    // refuses a scalar, a string of a row's text too),
+                    // of the type's width and field types (no casts:
+                    // `record_functions::check_row`).
+                    if let folio_row::SqlType::Composite(c) = ty {
+                        let types: Vec<_> = c.fields.iter().map(|(_, t)| *t).collect();
+                        crate::record_functions::returned_record(value.clone(), &types)?;
+                    }
                     conversion::convert(value, None, ty)?
                 }
             };

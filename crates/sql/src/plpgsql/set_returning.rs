@@ -112,10 +112,7 @@ impl ResultRows {
                 Ok(())
             }
             (true, Value::Null) => self.push(vec![Value::Null; self.types.len()]),
-            (true, _) => Err(SqlError::new(
-                "42804",
-                "wrong record type supplied in RETURN NEXT",
-            )),
+            (true, _) => Err(non_composite()),
             (false, value) => self.push(vec![value]),
         }
     }
@@ -212,6 +209,15 @@ pub fn result_of(
         _ => record,
     };
     Ok((result, out, false))
+}
+
+/// PostgreSQL's 42804 for a scalar returned (RETURN, RETURN NEXT) by a
+/// function whose result is a row type.
+pub fn non_composite() -> SqlError {
+    SqlError::new(
+        "42804",
+        "cannot return non-composite value from function returning composite type",
+    )
 }
 
 /// PostgreSQL's checks of a body against its function's result, made at

@@ -2031,14 +2031,14 @@ fn partitions_at_start(
 }
 
 impl Source {
-    /// The relations it reads.
-    pub fn relations(&self) -> Vec<&Arc<Relation>> {
+    /// Calls `f` on each source it reads rows from directly (itself, or
+    /// the inputs of a join, set operation or append), and on those of
+    /// each derived table's query (its source and subqueries), in order.
+    pub fn each_leaf<'a>(&'a self, f: &mut dyn FnMut(&'a Source)) {
         match self {
-            Source::Table { relation, .. } => vec![relation],
             Source::Join { left, right, .. } => {
-                let mut out = left.relations();
-                out.extend(right.relations());
-                out
+                left.each_leaf(f);
+                right.each_leaf(f);
             }
             Source::SetOp { left, right, .. }
             | Source::Recursive {
@@ -2046,21 +2046,24 @@ impl Source {
                 step: right,
                 ..
             } => {
-                let mut out = left.relations();
-                out.extend(right.relations());
-                out
+                left.each_leaf(f);
+                right.each_leaf(f);
             }
-            Source::Derived { planned, .. } => planned.relations(),
-            Source::Append { branches, .. } => {
-                branches.iter().flat_map(|b| b.relations()).collect()
-            }
-            Source::Leaves { scans, .. } => scans.iter().map(|(r, _, _)| r).collect(),
-            Source::One
-            | Source::Function { .. }
-            | Source::System { .. }
-            | Source::Sequence { .. }
-            | Source::WorkTable { .. } => Vec::new(),
+            Source::Derived { planned, .. } => planned.each_leaf(f),
+            Source::Append { branches, .. } => branches.iter().for_each(|b| b.each_leaf(f)),
+            leaf => f(leaf),
         }
+    }
+
+    /// The relations it reads.
+    pub fn relations(&self) -> Vec<&Arc<Relation>> {
+        let mut out = Vec::new();
+        self.each_leaf(&mut |leaf| match leaf {
+            Source::Table { relation, .. } => out.push(relation),
+            Source::Leaves { scans, .. } => out.extend(scans.iter().map(|(r, _, _)| r)),
+            _ => {}
+        });
+        out
     }
 
     /// Notes the types its parameters take.

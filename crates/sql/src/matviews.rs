@@ -121,10 +121,7 @@ pub fn create(
     }
     let listed: Vec<String> = columns.iter().map(|c| names::ident(&c.name)).collect();
     let defs = crate::ddl::query_columns(&planned, &listed)?;
-    let mut depends_on: Vec<u64> = planned.relations().iter().map(|r| r.def.oid).collect();
-    depends_on.extend(used.iter().map(|u| u.view.def.oid));
-    depends_on.sort_unstable();
-    depends_on.dedup();
+    let depends_on = crate::views::depends_on(&planned, &used);
     let names: Vec<String> = defs.iter().map(|d| d.name.clone()).collect();
     let text = crate::views::stored_definition(cx, txn, query, &planned, &names)?;
     let def = catalog.create_matview(txn, &name, &text, &defs, &depends_on, data)?;

@@ -232,11 +232,18 @@ impl Planned {
 
     /// The relations it reads.
     pub fn relations(&self) -> Vec<&Arc<Relation>> {
-        let mut out = self.source.relations();
-        for sub in &self.subplans {
-            out.extend(sub.plan.relations());
-        }
+        let mut out = Vec::new();
+        self.each_leaf(&mut |leaf| out.extend(leaf.relations()));
         out
+    }
+
+    /// Calls `f` on each leaf source of its source and its subqueries'
+    /// (`Source::each_leaf`).
+    pub fn each_leaf<'a>(&'a self, f: &mut dyn FnMut(&'a Source)) {
+        self.source.each_leaf(f);
+        for sub in &self.subplans {
+            sub.plan.each_leaf(f);
+        }
     }
 
     /// Notes the types its parameters take (`Plan::param_types`).

@@ -552,6 +552,9 @@ pub fn drop(
             catalog.set_default(txn, table, column, None)?;
         }
         notices.extend(Notice::cascaded(&objects));
+        // Views reading it in FROM (`views::depends_on`).
+        let dropping = [("sequence", sequence.clone(), def.oid)];
+        crate::views::drop_dependents(cx.db, txn, notices, &dropping, cascade)?;
         catalog.drop_sequence(txn, &name)?;
         if !dependents.is_empty() {
             cx.relations.ddl();

@@ -125,10 +125,7 @@ pub fn create(
         true => made_temporary(cx, notices, &name, qualified)?,
         false => name,
     };
-    let mut depends_on: Vec<u64> = planned.relations().iter().map(|r| r.def.oid).collect();
-    depends_on.extend(used.iter().map(|u| u.view.def.oid));
-    depends_on.sort_unstable();
-    depends_on.dedup();
+    let depends_on = depends_on(&planned, &used);
     // A view that reads itself (a replacement naming the old view, or
     // through another view) would expand forever.
     if let Some(own) = cx.db.catalog().view(txn, &name)?
@@ -246,6 +243,24 @@ pub(crate) fn check_restricted(cx: &Ctx<'_>, name: &str) -> Result<(), SqlError>
         )),
         false => Ok(()),
     }
+}
+
+/// What a view or materialized view planned as `planned` (expanding the
+/// views `used`) depends on, by oid: the tables it reads, the views it
+/// expanded, and the sequences it reads in FROM (DROP of any of them is
+/// 2BP01 or cascades to it: `drop_dependents`). The one owner of that
+/// list.
+pub(crate) fn depends_on(planned: &Planned, used: &[Used]) -> Vec<u64> {
+    let mut out: Vec<u64> = planned.relations().iter().map(|r| r.def.oid).collect();
+    out.extend(used.iter().map(|u| u.view.def.oid));
+    planned.each_leaf(&mut |leaf| {
+        if let crate::from::Source::Sequence { def, .. } = leaf {
+            out.push(def.oid);
+        }
+    });
+    out.sort_unstable();
+    out.dedup();
+    out
 }
 
 /// The view `name` as the FROM item it stands for, if `name` is a view:

@@ -133,6 +133,7 @@ mod natural_joins;
 mod network_functions;
 mod num_template;
 mod numeric_functions;
+mod numeric_junk;
 mod object_scope;
 mod operand_types;
 mod ordered_set;

@@ -389,6 +389,7 @@ pub fn statements(sql: &str) -> Result<Vec<Parsed>, SqlError> {
                 .or_else(|| crate::string_literals::escape_error(sql, line, column))
                 .unwrap_or_else(|| SqlError::syntax(e.to_string()))
         })?;
+    crate::numeric_junk::check(&all, &text)?;
     crate::string_literals::read(&mut all, &text)?;
     dollar_quotes_as_strings(&mut all);
     let mut out = Vec::new();

@@ -7,8 +7,9 @@ Reads `pg_timezone_abbrevs` (PostgreSQL 15 with `timezone_abbreviations =
 'Default'`, user postgres, trust authentication) on 127.0.0.1:PORT: each
 abbreviation, its offset east of UTC in seconds and whether it is a
 daylight-saving one, as the view shows them now (an abbreviation
-PostgreSQL defines by a zone takes that zone's present offset: folio's are
-all fixed). Facts only: the file is a table, no code of PostgreSQL's.
+PostgreSQL defines by a zone takes that zone's present offset); and, from
+the `Default` set's file, the zone defining each such abbreviation. Facts
+only: the file is a table, no code of PostgreSQL's.
 """
 
 import os
@@ -42,6 +43,31 @@ def main():
     for abbrev, east, dst in rows:
         print(f'    ("{abbrev}", {east}, {"true" if dst == "t" else "false"}),')
     print("];")
+    dynamic = zone_defined(DEFAULT_SET)
+    print()
+    print("/// The abbreviations the `Default` set defines by a zone, not an")
+    print("/// offset: each means what the zone called it at the time in question.")
+    print(f"pub const DYNAMIC_ABBREVIATIONS: [(&str, &str); {len(dynamic)}] = [")
+    for abbrev, zone in dynamic:
+        print(f'    ("{abbrev}", "{zone}"),')
+    print("];")
+
+
+DEFAULT_SET = "/usr/share/postgresql/15/timezonesets/Default"
+
+
+def zone_defined(path):
+    """(abbreviation, zone) of each line of the set naming a zone."""
+    out = []
+    with open(path) as f:
+        for line in f:
+            fields = line.split("#", 1)[0].split()
+            if len(fields) >= 2 and not fields[0].startswith("@"):
+                try:
+                    int(fields[1])
+                except ValueError:
+                    out.append((fields[0].upper(), fields[1]))
+    return sorted(out)
 
 
 if __name__ == "__main__":

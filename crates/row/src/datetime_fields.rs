@@ -592,6 +592,11 @@ impl<'a> Decoder<'a> {
 
     /// A word (module doc): the parts it sets, `None` if ignored.
     fn word(&mut self, text: &str, next: Option<Kind>) -> Result<Option<u32>, Fault> {
+        // An abbreviation a zone defines means what it did at the time.
+        if let Some(zone) = crate::time_zone::dynamic_abbreviation(text) {
+            self.named = Some(zone);
+            return Ok(Some(part::ZONE));
+        }
         if let Some((east, dst)) = abbreviation(text) {
             self.west = -east;
             return Ok(Some(if dst {

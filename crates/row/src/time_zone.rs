@@ -16,13 +16,19 @@
 //!   packet's): a number of hours east (`-7`, `'+05'`: ISO's sense), an
 //!   IANA name in any case (`'america/new_york'`, shown as the database
 //!   spells it, `America/New_York`), or a POSIX-style offset (`'UTC+3'`:
-//!   positive is *west*). An abbreviation that is no zone of the
-//!   database (`'PST'`) is refused, as PostgreSQL refuses it.
+//!   positive is *west*), or a POSIX TZ string with a daylight-saving
+//!   rule (`'CST7CDT,M4.1.0,M10.5.0'`). An abbreviation that is no zone
+//!   of the database (`'PST'`) is refused, as PostgreSQL refuses it.
 //! - [`TimeZone::named`]: a zone in `AT TIME ZONE`, `timezone(name, ts)`
-//!   or a timestamptz literal: PostgreSQL's abbreviations first
-//!   ([`ABBREVIATIONS`], fixed offsets: `EST` is always -05, `EDT`
-//!   -04), then the IANA database, then a POSIX-style offset (`'+05'`
-//!   is *west* here, as PostgreSQL reads it).
+//!   or a timestamptz literal: PostgreSQL's abbreviations first, either
+//!   fixed offsets ([`ABBREVIATIONS`]: `EST` is always -05, `EDT` -04)
+//!   or defined by a zone ([`dynamic_abbreviation`]: `MSK` is what
+//!   Europe/Moscow called MSK at the time, +03 or +04), then the IANA
+//!   database, then a POSIX-style offset (`'+05'` is *west* here, as
+//!   PostgreSQL reads it) or TZ string.
+//!
+//! Past the database's last year (9999), a zone's last rule goes on
+//! (`instant_seconds`).
 //!
 //! PostgreSQL's rule for a local time a transition makes nonexistent or
 //! ambiguous ([`TimeZone::utc_of_local`]): in a gap (spring forward) the
@@ -50,6 +56,12 @@ enum Rule {
     /// Seconds east of UTC.
     Fixed(i32),
     Database(jiff::tz::TimeZone),
+    /// An abbreviation PostgreSQL defines by a zone (`MSK`: Europe/Moscow):
+    /// at each instant, what the zone last called by it (`meaning`).
+    Abbreviation {
+        abbrev: &'static str,
+        zone: jiff::tz::TimeZone,
+    },
 }
 
 impl PartialEq for TimeZone {
@@ -64,6 +76,21 @@ impl Eq for TimeZone {}
 /// each a fixed offset: a table generated from PostgreSQL 15
 /// (`time_zone_abbreviations.rs`).
 pub use crate::time_zone_abbreviations::ABBREVIATIONS;
+
+/// The abbreviation `word` (any case) if PostgreSQL's `Default` set
+/// defines it by a zone (`MSK`): its offset depends on the date.
+pub fn dynamic_abbreviation(word: &str) -> Option<TimeZone> {
+    let upper = word.trim().to_ascii_uppercase();
+    let (abbrev, zone) = (crate::time_zone_abbreviations::DYNAMIC_ABBREVIATIONS.iter())
+        .find(|(a, _)| *a == upper)?;
+    Some(TimeZone {
+        name: Cow::Borrowed(abbrev),
+        rule: Rule::Abbreviation {
+            abbrev,
+            zone: jiff::tz::TimeZone::get(zone).ok()?,
+        },
+    })
+}
 
 /// Whether `name` names UTC itself (any case).
 pub fn is_utc(name: &str) -> bool {
@@ -105,15 +132,20 @@ impl TimeZone {
         if let Some(zone) = database(value) {
             return Some(zone);
         }
-        posix_offset(value).map(|west| TimeZone {
-            name: Cow::Owned(value.to_string()),
-            rule: Rule::Fixed(-west as i32),
-        })
+        posix_offset(value)
+            .map(|west| TimeZone {
+                name: Cow::Owned(value.to_string()),
+                rule: Rule::Fixed(-west as i32),
+            })
+            .or_else(|| posix_rule(value))
     }
 
     /// A zone named in `AT TIME ZONE`, `timezone()` or a timestamptz
     /// literal (module doc); `None`: unknown.
     pub fn named(name: &str) -> Option<TimeZone> {
+        if let Some(zone) = dynamic_abbreviation(name) {
+            return Some(zone);
+        }
         let upper = name.trim().to_ascii_uppercase();
         if let Some((abbrev, east, _)) = ABBREVIATIONS.iter().find(|(a, ..)| *a == upper) {
             return Some(TimeZone {
@@ -124,10 +156,12 @@ impl TimeZone {
         if let Some(zone) = database(name.trim()) {
             return Some(zone);
         }
-        posix_offset(name.trim()).map(|west| TimeZone {
-            name: Cow::Owned(name.to_string()),
-            rule: Rule::Fixed(-west as i32),
-        })
+        posix_offset(name.trim())
+            .map(|west| TimeZone {
+                name: Cow::Owned(name.to_string()),
+                rule: Rule::Fixed(-west as i32),
+            })
+            .or_else(|| posix_rule(name.trim()))
     }
 
     /// The name `SHOW TimeZone` prints.
@@ -142,6 +176,7 @@ impl TimeZone {
         match &self.rule {
             Rule::Fixed(east) => *east,
             Rule::Database(tz) => tz.to_offset(instant(utc_us)).seconds(),
+            Rule::Abbreviation { abbrev, zone } => meaning(zone, abbrev, instant(utc_us)).0,
         }
     }
 
@@ -155,6 +190,7 @@ impl TimeZone {
                 let info = tz.to_offset_info(instant(utc_us));
                 info.abbreviation().to_string()
             }
+            Rule::Abbreviation { abbrev, .. } => abbrev.to_string(),
         }
     }
 
@@ -164,6 +200,7 @@ impl TimeZone {
         match &self.rule {
             Rule::Fixed(_) => false,
             Rule::Database(tz) => tz.to_offset_info(instant(utc_us)).dst().is_dst(),
+            Rule::Abbreviation { abbrev, zone } => meaning(zone, abbrev, instant(utc_us)).1,
         }
     }
 
@@ -177,14 +214,13 @@ impl TimeZone {
         }
         let east = match &self.rule {
             Rule::Fixed(east) => *east,
-            Rule::Database(tz) => {
-                let seconds = local_us.div_euclid(MICROS_PER_SECOND);
-                let civil = jiff::tz::Offset::UTC.to_datetime(instant_seconds(seconds));
-                match tz.to_ambiguous_timestamp(civil).offset() {
-                    jiff::tz::AmbiguousOffset::Unambiguous { offset } => offset.seconds(),
-                    jiff::tz::AmbiguousOffset::Gap { before, .. } => before.seconds(),
-                    jiff::tz::AmbiguousOffset::Fold { after, .. } => after.seconds(),
-                }
+            Rule::Database(tz) => local_offset(tz, local_us),
+            // What the abbreviation meant at the instant the zone's own
+            // clock showed `local_us`.
+            Rule::Abbreviation { abbrev, zone } => {
+                let probe = local_us.div_euclid(MICROS_PER_SECOND)
+                    - i64::from(local_offset(zone, local_us));
+                meaning(zone, abbrev, instant_seconds(probe)).0
             }
         };
         local_us.checked_sub(i64::from(east) * MICROS_PER_SECOND)
@@ -222,17 +258,77 @@ fn database(name: &str) -> Option<TimeZone> {
     })
 }
 
+/// The offset east of zone `tz` when its clock shows `local_us`, by
+/// PostgreSQL's rule for gaps and folds (module doc).
+fn local_offset(tz: &jiff::tz::TimeZone, local_us: i64) -> i32 {
+    let seconds = local_us.div_euclid(MICROS_PER_SECOND);
+    let civil = jiff::tz::Offset::UTC.to_datetime(instant_seconds(seconds));
+    match tz.to_ambiguous_timestamp(civil).offset() {
+        jiff::tz::AmbiguousOffset::Unambiguous { offset } => offset.seconds(),
+        jiff::tz::AmbiguousOffset::Gap { before, .. } => before.seconds(),
+        jiff::tz::AmbiguousOffset::Fold { after, .. } => after.seconds(),
+    }
+}
+
+/// What `zone` meant by `abbrev` at `at`, as PostgreSQL reads a
+/// zone-defined abbreviation: the offset (east, seconds) and daylight
+/// saving of the latest span at or before `at` the zone called so, else
+/// of the earliest after it; if the zone never used it, its own offset
+/// at `at`.
+fn meaning(zone: &jiff::tz::TimeZone, abbrev: &str, at: jiff::Timestamp) -> (i32, bool) {
+    // Bounds the search of a zone whose rule repeats forever.
+    const TRANSITIONS: usize = 5_000;
+    let info = zone.to_offset_info(at);
+    if info.abbreviation() == abbrev {
+        return (info.offset().seconds(), info.dst().is_dst());
+    }
+    let named = |t: &jiff::tz::TimeZoneTransition<'_>| t.abbreviation() == abbrev;
+    let found = (zone.preceding(at).take(TRANSITIONS).find(named))
+        .or_else(|| zone.following(at).take(TRANSITIONS).find(named));
+    match found {
+        Some(t) => (t.offset().seconds(), t.dst().is_dst()),
+        None => (info.offset().seconds(), info.dst().is_dst()),
+    }
+}
+
+/// A POSIX TZ string with its daylight-saving rule
+/// (`CST7CDT,M4.1.0,M10.5.0`: standard time 7 hours west, daylight time
+/// from April's first Sunday to October's last), named as written.
+fn posix_rule(value: &str) -> Option<TimeZone> {
+    if !value.contains(',') {
+        return None;
+    }
+    let tz = jiff::tz::TimeZone::posix(value).ok()?;
+    Some(TimeZone {
+        name: Cow::Owned(value.to_string()),
+        rule: Rule::Database(tz),
+    })
+}
+
 fn instant(utc_us: i64) -> jiff::Timestamp {
     instant_seconds(utc_us.div_euclid(MICROS_PER_SECOND))
 }
 
-/// folio seconds as a jiff timestamp, clamped to jiff's range.
+/// folio seconds as a jiff timestamp in jiff's range (years -9999 to
+/// 9999). Before it, its first instant (a zone's first offset holds
+/// there). After it, the same moment of a year a multiple of 400 years
+/// earlier: the Gregorian calendar repeats every 400 years to the
+/// weekday, so a zone's last rule, which applies to all later years,
+/// gives the same offset there (`205000-07-10` in Helsinki is in summer
+/// time, as PostgreSQL has it).
 fn instant_seconds(folio_seconds: i64) -> jiff::Timestamp {
-    let unix = folio_seconds.saturating_add(UNIX_TO_FOLIO_SECONDS).clamp(
+    const CYCLE_SECONDS: i64 = 146_097 * 86_400;
+    let (first, last) = (
         jiff::Timestamp::MIN.as_second(),
         jiff::Timestamp::MAX.as_second(),
     );
-    jiff::Timestamp::from_second(unix).expect("clamped to the range")
+    let mut unix = folio_seconds
+        .saturating_add(UNIX_TO_FOLIO_SECONDS)
+        .max(first);
+    if unix > last {
+        unix -= (unix - last + CYCLE_SECONDS - 1) / CYCLE_SECONDS * CYCLE_SECONDS;
+    }
+    jiff::Timestamp::from_second(unix).expect("in the range")
 }
 
 /// An offset east as PostgreSQL writes it after a timestamptz: `+02`,
@@ -345,6 +441,51 @@ mod tests {
         assert_eq!(ny.abbreviation_at(at(2024, 7, 1, 12, 0)), "EDT");
         assert!(ny.is_dst_at(at(2024, 7, 1, 12, 0)));
         assert!(!ny.is_dst_at(at(2024, 1, 1, 12, 0)));
+    }
+
+    // Proves a POSIX TZ string's rule (PostgreSQL's horology.sql zone) and
+    // a zone's last rule past the database's years.
+    #[test]
+    fn posix_rules_and_far_years() {
+        let cst = TimeZone::setting("CST7CDT,M4.1.0,M10.5.0").unwrap();
+        assert_eq!(cst.name(), "CST7CDT,M4.1.0,M10.5.0");
+        assert_eq!(cst.offset_at(at(2005, 4, 3, 19, 0)), -6 * 3600);
+        assert_eq!(cst.offset_at(at(2005, 4, 2, 19, 0)), -7 * 3600);
+        assert_eq!(cst.abbreviation_at(at(2005, 4, 3, 19, 0)), "CDT");
+        assert!(TimeZone::named("CST7CDT,M4.1.0,M10.5.0").is_some());
+        assert!(TimeZone::setting("CST7CDT,bogus").is_none());
+        let helsinki = TimeZone::setting("Europe/Helsinki").unwrap();
+        assert_eq!(helsinki.offset_at(at(205_000, 7, 10, 14, 32)), 3 * 3600);
+        assert_eq!(helsinki.offset_at(at(205_000, 1, 10, 14, 32)), 2 * 3600);
+        assert_eq!(
+            helsinki.utc_of_local(at(205_000, 7, 10, 17, 32)),
+            Some(at(205_000, 7, 10, 14, 32))
+        );
+    }
+
+    // Proves a zone-defined abbreviation means what its zone called so at
+    // the time (Moscow's MSK: +03, then +04 from 2011-03-27 to
+    // 2014-10-26, then +03), as PostgreSQL 15 answered.
+    #[test]
+    fn dynamic_abbreviations() {
+        let msk = TimeZone::named("msk").unwrap();
+        assert_eq!(msk.name(), "MSK");
+        assert_eq!(
+            msk.utc_of_local(at(2011, 3, 27, 2, 0)),
+            Some(at(2011, 3, 26, 22, 0))
+        );
+        assert_eq!(
+            msk.utc_of_local(at(2011, 3, 27, 1, 59)),
+            Some(at(2011, 3, 26, 22, 59))
+        );
+        assert_eq!(
+            msk.utc_of_local(at(2014, 10, 26, 0, 0)),
+            Some(at(2014, 10, 25, 20, 0))
+        );
+        assert_eq!(msk.offset_at(at(2020, 1, 1, 0, 0)), 3 * 3600);
+        assert_eq!(msk.abbreviation_at(at(2020, 1, 1, 0, 0)), "MSK");
+        // A fixed one stays fixed.
+        assert_eq!(TimeZone::named("EST").unwrap().offset_at(0), -5 * 3600);
     }
 
     // Proves how names are read: SET's numbers are hours east, AT TIME

@@ -148,6 +148,17 @@ pub fn date_midnight(days: i32) -> Result<i64, SqlError> {
     Ok(midnight)
 }
 
+/// A date's midnight on the session's clock, as a timestamptz: as
+/// [`date_midnight`], and 22008 too when that midnight in UTC is past the
+/// timestamps' range (`'4714-11-24 BC'` east of Greenwich).
+pub fn date_midnight_in_session(days: i32) -> Result<i64, SqlError> {
+    let utc = crate::time_zones::session_utc(date_midnight(days)?)?;
+    if Infinity::of_date(days).is_none() && !folio_row::calendar::is_valid_timestamp(utc) {
+        return Err(SqlError::new("22008", "date out of range for timestamp"));
+    }
+    Ok(utc)
+}
+
 /// `date + time` (microseconds after midnight, a timetz's in UTC): an
 /// infinite date gives the same infinity.
 fn at_time(days: i32, micros: i64) -> Result<i64, SqlError> {

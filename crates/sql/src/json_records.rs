@@ -396,7 +396,7 @@ pub fn bind_scalar(
         return Err(unsupported("of a base row of an anonymous record type"));
     };
     let doc = scalar::bind(doc, columns)?;
-    let doc = crate::json_table_functions::bind_document(f.name(), doc, f.doc_type())?;
+    let doc = crate::json_table_functions::bind_document(f.name(), doc, f.doc_type(), columns)?;
     Ok(Scalar::Func(
         crate::functions::Func::Json(crate::json_functions::JsonFunc::Populate { f, def }),
         vec![doc, base],

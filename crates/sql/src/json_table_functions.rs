@@ -81,14 +81,19 @@ const NAMES: [(&str, JsonTableFunc); 10] = [
 ];
 
 /// The document argument of the json function `name`, whose type is `ty`
-/// (json or jsonb): a quoted literal is read as `ty`; another type is
-/// 42883.
-pub fn bind_document(name: &str, arg: Scalar, ty: SqlType) -> Result<Scalar, SqlError> {
+/// (json or jsonb), bound over `columns`: a quoted literal is read as
+/// `ty`; another type is 42883.
+pub fn bind_document(
+    name: &str,
+    arg: Scalar,
+    ty: SqlType,
+    columns: &(impl crate::scalar::Columns + ?Sized),
+) -> Result<Scalar, SqlError> {
     match arg {
         s if crate::scalar::is_unknown(&s) => crate::scalar::fit_unknown(s, ty),
         Scalar::Const(Value::Null) => Ok(Scalar::Const(Value::Null)),
         other => {
-            let got = other.ty_in(&[] as &[SqlType]);
+            let got = other.ty_in(columns);
             if got != ty {
                 return Err(crate::functions::no_match(format!(
                     "function {name}({}) does not exist",
@@ -143,7 +148,7 @@ impl JsonTableFunc {
     /// The argument, a quoted literal read as json or jsonb; another
     /// type is 42883.
     pub fn bind_arg(self, name: &str, arg: Scalar) -> Result<Scalar, SqlError> {
-        bind_document(name, arg, self.doc_type())
+        bind_document(name, arg, self.doc_type(), &[] as &[SqlType])
     }
 
     /// The rows of `doc` (a json or jsonb value; NULL gives none, before

@@ -807,12 +807,12 @@ impl FunctionScan {
                     _ => Value::TimestampTz(t),
                 };
                 let within = |x: i64| (direction > 0 && x <= stop) || (direction < 0 && x >= stop);
-                // A series that walks toward an infinite bound, or from
-                // one, never ends: PostgreSQL's steps run past the last
-                // timestamp ("timestamp out of range"), or, from an
-                // infinity, forever; folio refuses it before the first row.
-                let infinite = |t: i64| folio_row::Infinity::of_timestamp(t).is_some();
-                if within(start) && (infinite(start) || infinite(stop)) {
+                // A series from an infinity never ends (each step stays
+                // there): folio refuses it before the first row. One toward
+                // an infinity runs until a limit stops it, or its step runs
+                // past the last timestamp ("timestamp out of range"), as
+                // PostgreSQL's does.
+                if within(start) && folio_row::Infinity::of_timestamp(start).is_some() {
                     return Err(SqlError::new("22008", "timestamp out of range"));
                 }
                 let mut x = start;
@@ -824,10 +824,7 @@ impl FunctionScan {
                         SqlType::Timestamp(_) => step.add_to_timestamp(x).map_err(SqlError::from),
                         _ => crate::time_zones::add_in_session(step, x),
                     };
-                    match next {
-                        Ok(next) => x = next,
-                        Err(_) => break,
-                    }
+                    x = next?;
                 }
             }
             TableFunc::Series(SqlType::Numeric(_)) => {
@@ -1040,7 +1037,7 @@ fn record(
     };
     let none: &[SqlType] = &[];
     let doc = scalar::bind(exprs[exprs.len() - 1], none)?;
-    let doc = crate::json_table_functions::bind_document(f.name(), doc, f.doc_type())?;
+    let doc = crate::json_table_functions::bind_document(f.name(), doc, f.doc_type(), none)?;
     Ok(FunctionScan {
         func: TableFunc::Record(f),
         args: vec![doc, base],

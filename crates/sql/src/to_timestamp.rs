@@ -246,7 +246,8 @@ fn read(input: &str, template: &str) -> Result<i64, SqlError> {
         };
         let mut num = |width: usize| cursor.number(width, greedy, false, written).map(|n| n.0);
         match keyword {
-            "YYYY" => fields.year = Some(num(4)?),
+            // A negative year is BC (and BC of one, AD).
+            "YYYY" => fields.year = Some(cursor.number(4, greedy, true, written)?.0),
             "YYY" | "YY" | "Y" => {
                 let (value, digits) = cursor.number(keyword.len(), greedy, false, written)?;
                 fields.year = Some(near_2020(value));
@@ -380,8 +381,13 @@ impl Fields {
             (Some(cc), None, None) if cc > 0 => (cc - 1) * 100 + 1,
             _ => self.year.unwrap_or(0),
         };
-        if self.bc && year > 0 {
-            year = 1 - year;
+        // Year 0 is 1 BC, -1 is 2 BC: a BC year is one less than its
+        // negation.
+        if self.bc {
+            year = -year;
+        }
+        if year < 0 {
+            year += 1;
         }
         let day_of_year =
             (self.day_of_year).or_else(|| self.week_of_year.map(|ww| (ww - 1) * 7 + 1));

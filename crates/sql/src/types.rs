@@ -721,9 +721,9 @@ pub fn cast(value: Value, ty: SqlType) -> Result<Value, SqlError> {
         (Value::Date(d), SqlType::Timestamp(_)) => {
             Value::Timestamp(crate::date_arith::date_midnight(d)?)
         }
-        (Value::Date(d), SqlType::TimestampTz(_)) => Value::TimestampTz(
-            crate::time_zones::session_utc(crate::date_arith::date_midnight(d)?)?,
-        ),
+        (Value::Date(d), SqlType::TimestampTz(_)) => {
+            Value::TimestampTz(crate::date_arith::date_midnight_in_session(d)?)
+        }
         // An infinity has no time of day (PostgreSQL: NULL).
         (Value::Timestamp(t) | Value::TimestampTz(t), SqlType::Time(_) | SqlType::TimeTz(_))
             if Infinity::of_timestamp(t).is_some() =>

@@ -29,6 +29,11 @@
 //! reads instead ([`over_groups`]; else 42803, as PostgreSQL's `subquery
 //! uses ungrouped column`).
 //!
+//! A subquery that is a set operation (`select o.x union all select 5`)
+//! is read as the derived table it is under `SELECT *`; inside any
+//! query, a set operation's arms are queries of their own, each with its
+//! FROM (`arms_as_queries`), and its ORDER BY names its output only.
+//!
 //! A name two or more queries out (`where x = (select ... where exists
 //! (select ... where u.y > t1.x))`, `t1` the outermost query's) is made
 //! a marker when the query that has it plans its subquery: the rewrite
@@ -341,6 +346,18 @@ fn correlated(
         }
         q = wrapped;
     }
+    // A set operation (`select o.x union all select 5`) is read as the
+    // derived table it is under `SELECT *`: its arms see the outer query
+    // as a derived table's query does.
+    if matches!(q.body.as_ref(), SetExpr::SetOperation { .. }) {
+        let mut wrapped = crate::parse::query("SELECT * FROM (SELECT 1) AS \"*SELECT*\"")?;
+        if let SetExpr::Select(select) = wrapped.body.as_mut()
+            && let TableFactor::Derived { subquery, .. } = &mut select.from[0].relation
+        {
+            **subquery = q;
+        }
+        q = wrapped;
+    }
     // The markers already in `q` are the outer values of the query that
     // holds it (it is a correlated subquery itself): `q` reads them
     // through its own.
@@ -361,6 +378,7 @@ fn correlated(
         columns: enclosing.columns,
         nested: Vec::new(),
         set_aside: Vec::new(),
+        set_orders: Vec::new(),
         found: false,
         caller_depth: 1,
     };
@@ -717,6 +735,9 @@ struct OuterRefs<'a, 'b> {
     /// While a derived table is visited: the FROM items of the query
     /// that holds it, which it does not see.
     set_aside: Vec<Option<Scope>>,
+    /// The ORDER BY of each set operation being visited, set aside: it
+    /// names the operation's output columns only.
+    set_orders: Vec<Option<sqlparser::ast::OrderBy>>,
     /// Whether a name of the outer query was found.
     found: bool,
     /// How many queries deep a SQL function's argument marked as the
@@ -796,14 +817,25 @@ impl VisitorMut for OuterRefs<'_, '_> {
     type Break = ();
 
     fn pre_visit_query(&mut self, q: &mut Query) -> ControlFlow<()> {
+        // A set operation's arms are queries of their own, each with its
+        // own FROM; the operation itself has none.
+        if matches!(q.body.as_ref(), SetExpr::SetOperation { .. }) {
+            arms_as_queries(&mut q.body);
+            self.nested.push(Some(Scope::default()));
+            self.set_orders.push(q.order_by.take());
+            return Continue(());
+        }
         let scope = scope_of(self.cx, self.txn, q);
         self.nested.push(scope);
         self.name_outer_items(q);
         Continue(())
     }
 
-    fn post_visit_query(&mut self, _: &mut Query) -> ControlFlow<()> {
+    fn post_visit_query(&mut self, q: &mut Query) -> ControlFlow<()> {
         self.nested.pop();
+        if matches!(q.body.as_ref(), SetExpr::SetOperation { .. }) {
+            q.order_by = self.set_orders.pop().expect("set aside when entered");
+        }
         Continue(())
     }
 
@@ -858,6 +890,26 @@ impl VisitorMut for OuterRefs<'_, '_> {
             self.found = true;
         }
         Continue(())
+    }
+}
+
+/// Makes each plain SELECT among the arms of set operation `body` a
+/// query of its own (`(SELECT ...)`, planned the same), so that a
+/// visitor meets it as a query with its FROM.
+fn arms_as_queries(body: &mut SetExpr) {
+    let SetExpr::SetOperation { left, right, .. } = body else {
+        return;
+    };
+    for arm in [left, right] {
+        match arm.as_mut() {
+            SetExpr::SetOperation { .. } => arms_as_queries(arm),
+            SetExpr::Select(_) => {
+                let mut query = crate::parse::query("SELECT 1").expect("a query");
+                std::mem::swap(query.body.as_mut(), arm.as_mut());
+                **arm = SetExpr::Query(Box::new(query));
+            }
+            _ => {}
+        }
     }
 }
 

@@ -265,7 +265,8 @@ pub fn set_constraints(
         }
         return Ok(Output::command("SET CONSTRAINTS"));
     };
-    let all = all_constraints(cx, txn)?;
+    let tables = cx.db.catalog().tables(txn)?;
+    let all = all_constraints(&tables);
     let path = crate::schemas::SearchPath::of(cx, txn)?;
     let mut chosen: Vec<u64> = Vec::new();
     for (schema, bare) in names {
@@ -289,6 +290,12 @@ pub fn set_constraints(
         }
         for c in found {
             match c.deferrable {
+                // A partitioned table's key is its partitions' keys too.
+                true if c.index => {
+                    let parents = crate::partitions::index_tree::parents(&tables);
+                    chosen.push(c.oid);
+                    chosen.extend(crate::partitions::index_tree::descendants(&parents, c.oid));
+                }
                 true => chosen.push(c.oid),
                 false if set.deferred => {
                     return Err(SqlError::new(
@@ -319,13 +326,15 @@ struct Named {
     schema: String,
     name: String,
     deferrable: bool,
+    /// A key (its index's oid), not a CHECK or foreign key.
+    index: bool,
 }
 
 /// Every named constraint of every table: its CHECKs and foreign keys
 /// (`folio.constraint` rows) and its keys (indexes).
-fn all_constraints(cx: &Ctx<'_>, txn: &Transaction) -> Result<Vec<Named>, SqlError> {
+fn all_constraints(tables: &[folio_catalog::TableDef]) -> Vec<Named> {
     let mut out = Vec::new();
-    for table in cx.db.catalog().tables(txn)? {
+    for table in tables {
         let schema = folio_catalog::split_schema(&table.name).0.to_string();
         let named = |c: &ConstraintDef| !c.name.is_empty();
         for c in table.constraints.iter().filter(|c| named(c)) {
@@ -334,6 +343,7 @@ fn all_constraints(cx: &Ctx<'_>, txn: &Transaction) -> Result<Vec<Named>, SqlErr
                 schema: schema.clone(),
                 name: c.name.clone(),
                 deferrable: c.deferrable.is_deferrable(),
+                index: false,
             });
         }
         for index in table.indexes.iter().filter(|i| i.constraint) {
@@ -342,10 +352,11 @@ fn all_constraints(cx: &Ctx<'_>, txn: &Transaction) -> Result<Vec<Named>, SqlErr
                 schema: schema.clone(),
                 name: folio_catalog::unqualified(&index.name).to_string(),
                 deferrable: index.deferrable.is_deferrable(),
+                index: true,
             });
         }
     }
-    Ok(out)
+    out
 }
 
 /// 55006 if `table` (a catalog name) has checks waiting, for a statement

@@ -363,9 +363,23 @@ fn attach_def(
         let (columns, ordered) = (columns.join(", "), ordered.join(", "));
         let written = written_name(name);
         let nulls = crate::indexes::nulls_clause(index.nulls);
+        // A key keeps its parent's deferrability (SET CONSTRAINTS of the
+        // parent's names it, `deferred.rs`).
+        let deferrable = match (
+            index.deferrable.is_deferrable(),
+            index.deferrable.initially_deferred(),
+        ) {
+            (true, true) => " DEFERRABLE INITIALLY DEFERRED",
+            (true, false) => " DEFERRABLE",
+            (false, _) => "",
+        };
         let sql = match (index.primary, index.constraint, index.unique) {
-            (true, _, _) => format!("ALTER TABLE {written} ADD PRIMARY KEY ({columns})"),
-            (false, true, _) => format!("ALTER TABLE {written} ADD UNIQUE{nulls} ({columns})"),
+            (true, _, _) => {
+                format!("ALTER TABLE {written} ADD PRIMARY KEY ({columns}){deferrable}")
+            }
+            (false, true, _) => {
+                format!("ALTER TABLE {written} ADD UNIQUE{nulls} ({columns}){deferrable}")
+            }
             (false, false, true) => {
                 format!("CREATE UNIQUE INDEX ON {written} ({ordered}){nulls}")
             }

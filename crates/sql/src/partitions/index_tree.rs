@@ -74,11 +74,9 @@ pub fn parents<'a>(tables: impl IntoIterator<Item = &'a TableDef>) -> HashMap<u6
     out
 }
 
-/// The indexes of partitions at every level below index `oid` that stand
-/// for it (breadth first), each as (its table's name, its name): what
-/// goes with it when it is dropped. `parents` is [`parents`]'s map over
-/// `tables`.
-pub fn below(tables: &[TableDef], parents: &HashMap<u64, u64>, oid: u64) -> Vec<(String, String)> {
+/// The oids of the indexes of partitions at every level below index
+/// `oid` that stand for it, breadth first. `parents` is [`parents`]'s map.
+pub fn descendants(parents: &HashMap<u64, u64>, oid: u64) -> Vec<u64> {
     // Each index has one parent, so the walk ends.
     let mut found = vec![oid];
     let mut at = 0;
@@ -91,8 +89,16 @@ pub fn below(tables: &[TableDef], parents: &HashMap<u64, u64>, oid: u64) -> Vec<
         found.extend(children);
         at += 1;
     }
-    found[1..]
-        .iter()
+    found.remove(0);
+    found
+}
+
+/// The indexes of partitions at every level below index `oid` that stand
+/// for it (breadth first), each as (its table's name, its name): what
+/// goes with it when it is dropped. `parents` is [`parents`]'s map over
+/// `tables`.
+pub fn below(tables: &[TableDef], parents: &HashMap<u64, u64>, oid: u64) -> Vec<(String, String)> {
+    (descendants(parents, oid).iter())
         .filter_map(|&oid| {
             tables.iter().find_map(|t| {
                 (t.indexes.iter())

@@ -726,6 +726,7 @@ impl<'a, 'c> Runner<'a, 'c> {
                                 Statement::Insert(_)
                                     | Statement::Update { .. }
                                     | Statement::Delete(_)
+                                    | Statement::Merge { .. }
                             )
                         ) {
                             self.set_found(n > 0);

@@ -313,7 +313,7 @@ fn create_table_as(
     // table: the catalog it reads (`pg_class`, ...) has no new table yet.
     let rows = match plan.run(cx, txn, &Env::at(cx.now()))? {
         Output::Rows { rows, .. } => rows,
-        _ => Vec::new(),
+        _ => unreachable!("a planned query outputs rows"),
     };
     let persistence = crate::unlogged::persistence(create);
     (cx.db.catalog()).create_table_with(txn, name, &columns, persistence)?;

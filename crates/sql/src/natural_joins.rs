@@ -9,6 +9,7 @@
 
 use crate::error::SqlError;
 use crate::lookups::Lookups;
+use crate::view_renames::join_constraint_mut;
 use sqlparser::ast::{
     Expr, Join, JoinConstraint, JoinOperator, ObjectName, ObjectNamePart, Query, SetExpr,
     TableFactor, TableWithJoins, VisitMut, VisitorMut,
@@ -26,7 +27,10 @@ pub(crate) fn write_out(
 ) -> Result<(), SqlError> {
     let mut any = false;
     each_join(query, &mut |join| {
-        any |= matches!(constraint_mut(join), Some(JoinConstraint::Natural));
+        any |= matches!(
+            join_constraint_mut(&mut join.join_operator),
+            Some(JoinConstraint::Natural)
+        );
     });
     if !any {
         return Ok(());
@@ -46,7 +50,7 @@ pub(crate) fn write_out(
             join.join_operator = JoinOperator::CrossJoin(JoinConstraint::None);
             return;
         }
-        let Some(constraint) = constraint_mut(join) else {
+        let Some(constraint) = join_constraint_mut(&mut join.join_operator) else {
             return;
         };
         *constraint = match common.is_empty() {
@@ -59,20 +63,6 @@ pub(crate) fn write_out(
         };
     });
     Ok(())
-}
-
-/// The constraint of a join kind that has one.
-fn constraint_mut(join: &mut Join) -> Option<&mut JoinConstraint> {
-    match &mut join.join_operator {
-        JoinOperator::Join(c)
-        | JoinOperator::Inner(c)
-        | JoinOperator::Left(c)
-        | JoinOperator::LeftOuter(c)
-        | JoinOperator::Right(c)
-        | JoinOperator::RightOuter(c)
-        | JoinOperator::FullOuter(c) => Some(c),
-        _ => None,
-    }
 }
 
 /// Calls `f` on every join of `query`, at any depth (subqueries, CTEs,

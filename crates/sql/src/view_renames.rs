@@ -188,6 +188,20 @@ pub(crate) fn join_constraint(op: &JoinOperator) -> Option<&JoinConstraint> {
     }
 }
 
+/// [`join_constraint`], to change it in place.
+pub(crate) fn join_constraint_mut(op: &mut JoinOperator) -> Option<&mut JoinConstraint> {
+    match op {
+        JoinOperator::Join(c)
+        | JoinOperator::Inner(c)
+        | JoinOperator::Left(c)
+        | JoinOperator::LeftOuter(c)
+        | JoinOperator::Right(c)
+        | JoinOperator::RightOuter(c)
+        | JoinOperator::FullOuter(c) => Some(c),
+        _ => None,
+    }
+}
+
 impl ColumnPass<'_> {
     /// The name the relation is known by in `from`, if it is there.
     fn qualifier_in(&self, from: &[TableWithJoins]) -> Option<String> {

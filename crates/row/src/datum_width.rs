@@ -149,6 +149,7 @@ pub fn index_row_size(values: &[Value]) -> Option<usize> {
 pub fn type_avg_width(ty: SqlType) -> u32 {
     let maximum = match ty {
         SqlType::Bool | SqlType::InternalChar => return 1,
+        SqlType::Name => return 64,
         SqlType::Int2 => return 2,
         SqlType::Int4
         | SqlType::Float4

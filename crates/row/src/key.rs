@@ -549,6 +549,7 @@ fn key_value(r: &mut KeyReader<'_>, ty: SqlType) -> Result<Value, RowError> {
         | SqlType::Varchar(_)
         | SqlType::Char(_)
         | SqlType::InternalChar
+        | SqlType::Name
         | SqlType::Refcursor => Value::Text(
             String::from_utf8(r.unescaped()?).map_err(|_| corrupt("key text is not UTF-8"))?,
         ),

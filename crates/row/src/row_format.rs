@@ -689,6 +689,7 @@ fn decode_value(bytes: Option<&[u8]>, ty: SqlType) -> Result<Value, RowError> {
         | SqlType::Varchar(_)
         | SqlType::Char(_)
         | SqlType::InternalChar
+        | SqlType::Name
         | SqlType::Refcursor => Value::Text(
             String::from_utf8(b.to_vec()).map_err(|_| corrupt("text that is not UTF-8"))?,
         ),

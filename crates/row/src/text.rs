@@ -296,8 +296,9 @@ impl Value {
             SqlType::Text | SqlType::Varchar(_) | SqlType::Char(_) | SqlType::Refcursor => {
                 Value::Text(text.to_string())
             }
-            // Its first character (PostgreSQL's `charin`: the first byte).
-            SqlType::InternalChar => Value::Text(text.chars().take(1).collect()),
+            SqlType::Name => Value::Text(crate::name::truncate(text.to_string())),
+            // PostgreSQL's `charin` (`internal_char.rs`).
+            SqlType::InternalChar => Value::Text(crate::internal_char::from_text(text)),
             SqlType::Oid => Value::Oid(crate::oid::parse(text)?),
             // A number only: a name is the SQL layer's to look up.
             SqlType::Reg(kind) => Value::Reg(Box::new(crate::reg::RegValue::unnamed(

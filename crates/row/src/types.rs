@@ -71,6 +71,9 @@ pub enum SqlType {
     /// code columns (`pg_type.typtype`); its values are one-character
     /// texts (`Value::Text`). Only the pg_catalog relations have it.
     InternalChar,
+    /// `name`: an identifier, at most 63 bytes (`name.rs`); its values
+    /// are texts.
+    Name,
     /// `tid`: a row version's place, `(block,offset)` (`tid.rs`); the
     /// type of the system column `ctid`, never a stored column's.
     Tid,
@@ -128,7 +131,7 @@ pub enum SqlType {
 const MAX_MODIFIED_ELEMENTS: usize = 4096;
 
 /// The element types arrays have.
-static ELEMENTS: [SqlType; 55] = [
+static ELEMENTS: [SqlType; 57] = [
     SqlType::Bool,
     SqlType::Bytea,
     SqlType::Int2,
@@ -148,6 +151,8 @@ static ELEMENTS: [SqlType; 55] = [
     SqlType::Interval(None),
     SqlType::Oid,
     SqlType::Refcursor,
+    SqlType::Name,
+    SqlType::InternalChar,
     SqlType::PgLsn,
     SqlType::Money,
     SqlType::Xid8,
@@ -216,6 +221,7 @@ impl SqlType {
             SqlType::Composite(def) => def.oid,
             SqlType::Oid => 26,
             SqlType::InternalChar => 18,
+            SqlType::Name => 19,
             SqlType::Tid => 27,
             SqlType::Xid => 28,
             SqlType::PgLsn => 3220,
@@ -258,6 +264,8 @@ impl SqlType {
                 SqlType::Composite(def) => def.array_oid,
                 SqlType::Oid => 1028,
                 SqlType::Refcursor => 2201,
+                SqlType::Name => 1003,
+                SqlType::InternalChar => 1002,
                 SqlType::PgLsn => 3221,
                 SqlType::Money => 791,
                 SqlType::Xid8 => 271,
@@ -409,6 +417,7 @@ impl SqlType {
             4072 => SqlType::JsonPath,
             26 => SqlType::Oid,
             18 => SqlType::InternalChar,
+            19 => SqlType::Name,
             27 => SqlType::Tid,
             28 => SqlType::Xid,
             3220 => SqlType::PgLsn,
@@ -509,6 +518,7 @@ impl SqlType {
             SqlType::Composite(def) => def.name.clone(),
             SqlType::Oid => "oid".into(),
             SqlType::InternalChar => "\"char\"".into(),
+            SqlType::Name => "name".into(),
             SqlType::Tid => "tid".into(),
             SqlType::Xid => "xid".into(),
             SqlType::PgLsn => "pg_lsn".into(),
@@ -620,6 +630,7 @@ impl SqlType {
             | SqlType::Char(_)
             | SqlType::Bytea
             | SqlType::InternalChar
+            | SqlType::Name
             | SqlType::Refcursor
             | SqlType::Inet
             | SqlType::Cidr
@@ -708,6 +719,9 @@ mod tests {
             SqlType::Geo(GeoKind::Polygon),
             SqlType::Array(&SqlType::Geo(GeoKind::Circle)),
             SqlType::Refcursor,
+            SqlType::Name,
+            SqlType::Array(&SqlType::Name),
+            SqlType::Array(&SqlType::InternalChar),
             SqlType::Range(RangeKind::Int4),
             SqlType::Range(RangeKind::Tstz),
             SqlType::Array(&SqlType::Range(RangeKind::Date)),

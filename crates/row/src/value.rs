@@ -220,10 +220,12 @@ impl Value {
                 pad_with_spaces(&mut s, n as usize - len);
                 Value::Text(s)
             }
-            (
-                v @ Value::Text(_),
-                SqlType::Text | SqlType::Varchar(None) | SqlType::InternalChar | SqlType::Refcursor,
-            ) => v,
+            (v @ Value::Text(_), SqlType::Text | SqlType::Varchar(None) | SqlType::Refcursor) => v,
+            (Value::Text(s), SqlType::Name) => Value::Text(crate::name::truncate(s)),
+            // An assignment of text to a `"char"` reads it (`internal_char.rs`).
+            (Value::Text(s), SqlType::InternalChar) => {
+                Value::Text(crate::internal_char::from_text(&s))
+            }
             (Value::Numeric(n), SqlType::Numeric(None)) => Value::Numeric(n),
             (Value::Time(t), SqlType::Time(Some(precision))) => {
                 Value::Time(crate::time_of_day::round_to_precision(t, precision))
@@ -314,7 +316,10 @@ impl Value {
                 | (Value::Bit(_), SqlType::Bit(_) | SqlType::VarBit(_))
                 | (Value::TsVector(_), SqlType::TsVector)
                 | (Value::TsQuery(_), SqlType::TsQuery)
-                | (Value::Text(_), SqlType::InternalChar | SqlType::Refcursor)
+                | (
+                    Value::Text(_),
+                    SqlType::InternalChar | SqlType::Name | SqlType::Refcursor
+                )
         ) || match (self, ty) {
             (Value::Array(items), SqlType::Array(element)) => {
                 items.iter().all(|v| v.matches(*element))

@@ -1475,6 +1475,7 @@ pub(crate) fn deparse(s: &Scalar, columns: &[String], types: &[SqlType]) -> Stri
                     a.join(", ")
                 ),
                 (Func::CharToText, [_]) => format!("({})::text", a[0]),
+                (Func::InternalCharToInt4, [_]) => format!("({})::integer", a[0]),
                 (Func::Extract, [Scalar::Const(Value::Text(field)), _]) => {
                     format!("EXTRACT({field} FROM {})", a[1])
                 }

@@ -147,6 +147,10 @@ pub enum Func {
     /// not padded alike for, and on a `varchar` compared with a `char(n)`
     /// (read as one, `scalar::char_sides`). It has no name to call.
     CharToText,
+    /// A `"char"` as an `int4`: its byte, signed (PostgreSQL's cast
+    /// `chartoi4`; folio-row `internal_char.rs`), bound for the cast
+    /// `"char"::int4`. It has no name to call.
+    InternalCharToInt4,
     /// A function of intervals (`interval_functions.rs`).
     Interval(IntervalFunc),
     /// A regular-expression function (`regex_functions.rs`).
@@ -266,6 +270,9 @@ pub enum StrFunc {
     QuoteNullable,
     /// `textcat(a, b)`: the function behind `text || text`.
     Textcat,
+    /// `parse_ident(text [, strict])`: a qualified name's parts
+    /// (`parse_ident.rs`).
+    ParseIdent,
 }
 
 impl StrFunc {
@@ -288,7 +295,9 @@ impl StrFunc {
             | StrFunc::Textcat => count == 2,
             StrFunc::Replace | StrFunc::SplitPart | StrFunc::Translate => count == 3,
             StrFunc::Lpad | StrFunc::Rpad => (2..=3).contains(&count),
-            StrFunc::Btrim | StrFunc::Ltrim | StrFunc::Rtrim => (1..=2).contains(&count),
+            StrFunc::Btrim | StrFunc::Ltrim | StrFunc::Rtrim | StrFunc::ParseIdent => {
+                (1..=2).contains(&count)
+            }
         }
     }
 
@@ -297,6 +306,7 @@ impl StrFunc {
         match self {
             StrFunc::Strpos | StrFunc::Ascii | StrFunc::OctetLength => SqlType::Int4,
             StrFunc::StartsWith => SqlType::Bool,
+            StrFunc::ParseIdent => SqlType::Array(&SqlType::Text),
             _ => SqlType::Text,
         }
     }
@@ -315,7 +325,7 @@ pub fn version() -> String {
 /// The functions called by name (other than the catalog and array
 /// functions, which keep their own tables); a function with several
 /// names is printed (EXPLAIN) by its first.
-const NAMES: [(&str, Func); 89] = [
+const NAMES: [(&str, Func); 90] = [
     ("coalesce", Func::Coalesce),
     ("nullif", Func::Nullif),
     ("lower", Func::Lower),
@@ -356,6 +366,7 @@ const NAMES: [(&str, Func); 89] = [
     ("octet_length", Func::Str(StrFunc::OctetLength)),
     ("quote_literal", Func::Str(StrFunc::QuoteLiteral)),
     ("quote_nullable", Func::Str(StrFunc::QuoteNullable)),
+    ("parse_ident", Func::Str(StrFunc::ParseIdent)),
     ("trunc", Func::Trunc),
     ("floor", Func::Floor),
     ("ceil", Func::Ceil),
@@ -571,6 +582,7 @@ impl Func {
             Func::FormatVariadic => count == 2,
             Func::Nullif => count == 2,
             Func::Lower | Func::Upper | Func::Length | Func::Abs | Func::CharToText => count == 1,
+            Func::InternalCharToInt4 => count == 1,
             Func::Str(f) => f.takes(count),
             Func::Floor
             | Func::Ceil
@@ -716,6 +728,7 @@ impl Func {
             | Func::Format
             | Func::FormatVariadic
             | Func::CharToText => SqlType::Text,
+            Func::InternalCharToInt4 => SqlType::Int4,
             Func::Str(f) => f.ty(),
             Func::Log | Func::Round | Func::Trunc if args.len() == 2 => SqlType::Numeric(None),
             Func::Floor
@@ -1025,6 +1038,12 @@ impl Func {
             Func::CharToText => {
                 crate::types::char_to_text(args.into_iter().next().unwrap_or(Value::Null))
             }
+            Func::InternalCharToInt4 => match &args[0] {
+                Value::Null => Value::Null,
+                v => Value::Int4(i32::from(
+                    folio_row::internal_char::byte_of_text(&text(v)?) as i8
+                )),
+            },
             Func::Lower => Value::Text(crate::case_mapping::lower(&text(&args[0])?)),
             Func::Upper => Value::Text(crate::case_mapping::upper(&text(&args[0])?)),
             // A bytea's length is in bytes; a text's in characters.
@@ -1702,6 +1721,11 @@ fn string(func: StrFunc, args: &[Value], texts: &[String]) -> Result<Value, SqlE
         }
         StrFunc::StartsWith => return Ok(Value::Bool(texts[0].starts_with(texts[1].as_str()))),
         StrFunc::Textcat => format!("{}{}", texts[0], texts[1]),
+        StrFunc::ParseIdent => {
+            let strict = args.get(1) != Some(&Value::Bool(false));
+            let parts = crate::parse_ident::parse(&texts[0], strict)?;
+            return Ok(Value::Array(parts.into_iter().map(Value::Text).collect()));
+        }
         StrFunc::QuoteNullable if args[0] == Value::Null => "NULL".to_string(),
         StrFunc::QuoteLiteral | StrFunc::QuoteNullable => {
             crate::format_function::quote_literal(&texts[0])

@@ -148,6 +148,7 @@ mod overriding;
 mod parameter_modes;
 mod params;
 mod parse;
+mod parse_ident;
 mod partitions;
 mod plan;
 mod plpgsql;

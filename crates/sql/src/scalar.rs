@@ -908,7 +908,12 @@ fn bind_node(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, S
                     }
                     (
                         value @ Value::Text(_),
-                        SqlType::Text | SqlType::Varchar(_) | SqlType::Char(_) | SqlType::Refcursor,
+                        SqlType::Text
+                        | SqlType::Varchar(_)
+                        | SqlType::Char(_)
+                        | SqlType::Refcursor
+                        | SqlType::InternalChar
+                        | SqlType::Name,
                     ) => Scalar::Cast(Box::new(Scalar::Const(value)), ty),
                     // A record says nothing of its composite type.
                     (value, SqlType::Composite(_)) => {
@@ -928,8 +933,14 @@ fn bind_node(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, S
                     if let SqlType::Composite(def) = ty {
                         crate::composite_values::check_row(&other, def, columns, true)?;
                     }
-                    types::check_cast_path(other.ty_in(columns), ty)?;
-                    Scalar::Cast(Box::new(other), ty)
+                    let from = other.ty_in(columns);
+                    types::check_cast_path(from, ty)?;
+                    match (from, ty) {
+                        (SqlType::InternalChar, SqlType::Int4) => {
+                            Scalar::Func(Func::InternalCharToInt4, vec![other])
+                        }
+                        _ => Scalar::Cast(Box::new(other), ty),
+                    }
                 }
             };
             match domain {
@@ -1506,6 +1517,7 @@ fn function<C: Columns + ?Sized>(
             .or_else(|| {
                 crate::jsonpath_functions::arguments(&name, &list.args)
                     .or_else(|| crate::json_edits::arguments(&name, &list.args))
+                    .or_else(|| crate::parse_ident::arguments(&name, &list.args))
                     .map(|exprs| exprs?.iter().map(|e| bind(e, columns)).collect())
             });
     let args = match special {

@@ -234,9 +234,11 @@ fn category(ty: SqlType) -> Category {
         | SqlType::Float4
         | SqlType::Float8
         | SqlType::Oid => Category::Number,
-        SqlType::Text | SqlType::Varchar(_) | SqlType::Char(_) | SqlType::InternalChar => {
-            Category::String
-        }
+        SqlType::Text
+        | SqlType::Varchar(_)
+        | SqlType::Char(_)
+        | SqlType::InternalChar
+        | SqlType::Name => Category::String,
         SqlType::Bool => Category::Boolean,
         SqlType::Date
         | SqlType::Timestamp(_)

@@ -8,10 +8,11 @@
 //! reaches a user's table of a system relation's name).
 //!
 //! Types: a column PostgreSQL types `oid` is `oid` here too (folio-row's
-//! `SqlType::Oid`; `oid[]` too), and `pg_type.typtype` and
-//! `typcategory` are `"char"` (`SqlType::InternalChar`), as drivers read
-//! them. folio has no `name`, `regproc` or `int2vector` types: a `name`
-//! or another `"char"` column is `text`, and `int2vector`
+//! `SqlType::Oid`; `oid[]` too), and one it types `"char"` (`relkind`,
+//! `typtype`, `contype`, ...) is `"char"` (`SqlType::InternalChar`), as
+//! drivers and psql read them. A `name` column is `text` (folio has the
+//! `name` type, but the catalog's columns keep text); folio has no
+//! `regproc` or `int2vector` types: `int2vector`
 //! (`pg_index.indkey`) is its text form (`1 2`). An ACL
 //! (`aclitem[]`) is a `text[]`, NULL (default privileges). Role and database rows describe
 //! what folio has: the role `postgres` (oid 10), the database
@@ -461,8 +462,8 @@ impl SystemRelation {
                 ("reltoastrelid", Oid),
                 ("relhasindex", Bool),
                 ("relisshared", Bool),
-                ("relpersistence", Text),
-                ("relkind", Text),
+                ("relpersistence", InternalChar),
+                ("relkind", InternalChar),
                 ("relnatts", Int2),
                 ("relchecks", Int2),
                 ("relhasrules", Bool),
@@ -471,7 +472,7 @@ impl SystemRelation {
                 ("relrowsecurity", Bool),
                 ("relforcerowsecurity", Bool),
                 ("relispopulated", Bool),
-                ("relreplident", Text),
+                ("relreplident", InternalChar),
                 ("relispartition", Bool),
                 ("relrewrite", Oid),
                 ("relacl", TEXT_ARRAY),
@@ -490,14 +491,14 @@ impl SystemRelation {
                 ("attnotnull", Bool),
                 ("atthasdef", Bool),
                 ("atthasmissing", Bool),
-                ("attidentity", Text),
-                ("attgenerated", Text),
+                ("attidentity", InternalChar),
+                ("attgenerated", InternalChar),
                 ("attisdropped", Bool),
                 ("attislocal", Bool),
                 ("attinhcount", Int4),
                 ("attcollation", Oid),
-                ("attstorage", Text),
-                ("attcompression", Text),
+                ("attstorage", InternalChar),
+                ("attcompression", InternalChar),
                 ("attstattarget", Int4),
                 ("attacl", TEXT_ARRAY),
             ],
@@ -541,13 +542,13 @@ impl SystemRelation {
                 ("indexprs", Text),
                 ("indpred", Text),
             ],
-            SystemRelation::Am => &[("oid", Oid), ("amname", Text), ("amtype", Text)],
+            SystemRelation::Am => &[("oid", Oid), ("amname", Text), ("amtype", InternalChar)],
             SystemRelation::Database => &[
                 ("oid", Oid),
                 ("datname", Text),
                 ("datdba", Oid),
                 ("encoding", Int4),
-                ("datlocprovider", Text),
+                ("datlocprovider", InternalChar),
                 ("datistemplate", Bool),
                 ("datallowconn", Bool),
                 ("datconnlimit", Int4),
@@ -612,7 +613,7 @@ impl SystemRelation {
             ],
             SystemRelation::PartitionedTable => &[
                 ("partrelid", Oid),
-                ("partstrat", Text),
+                ("partstrat", InternalChar),
                 ("partnatts", Int2),
                 ("partdefid", Oid),
             ],
@@ -626,7 +627,7 @@ impl SystemRelation {
                 ("oid", Oid),
                 ("conname", Text),
                 ("connamespace", Oid),
-                ("contype", Text),
+                ("contype", InternalChar),
                 ("condeferrable", Bool),
                 ("condeferred", Bool),
                 ("convalidated", Bool),
@@ -635,9 +636,9 @@ impl SystemRelation {
                 ("conindid", Oid),
                 ("conparentid", Oid),
                 ("confrelid", Oid),
-                ("confupdtype", Text),
-                ("confdeltype", Text),
-                ("confmatchtype", Text),
+                ("confupdtype", InternalChar),
+                ("confdeltype", InternalChar),
+                ("confmatchtype", InternalChar),
                 ("conislocal", Bool),
                 ("coninhcount", Int4),
                 ("connoinherit", Bool),
@@ -649,7 +650,7 @@ impl SystemRelation {
                 ("oid", Oid),
                 ("polname", Text),
                 ("polrelid", Oid),
-                ("polcmd", Text),
+                ("polcmd", InternalChar),
                 ("polpermissive", Bool),
                 ("polroles", OID_ARRAY),
                 ("polqual", Text),
@@ -711,7 +712,7 @@ impl SystemRelation {
                 ("tgname", Text),
                 ("tgfoid", Oid),
                 ("tgtype", Int2),
-                ("tgenabled", Text),
+                ("tgenabled", InternalChar),
                 ("tgisinternal", Bool),
                 ("tgconstrrelid", Oid),
                 ("tgconstrindid", Oid),
@@ -734,7 +735,7 @@ impl SystemRelation {
                 ("collname", Text),
                 ("collnamespace", Oid),
                 ("collowner", Oid),
-                ("collprovider", Text),
+                ("collprovider", InternalChar),
                 ("collisdeterministic", Bool),
                 ("collencoding", Int4),
                 ("collcollate", Text),
@@ -819,7 +820,7 @@ impl SystemRelation {
                 ("refclassid", Oid),
                 ("refobjid", Oid),
                 ("refobjsubid", Int4),
-                ("deptype", Text),
+                ("deptype", InternalChar),
             ],
             SystemRelation::Proc => crate::system_proc::COLUMNS,
             SystemRelation::Cast => crate::system_cast::COLUMNS,
@@ -1747,6 +1748,7 @@ const TYPES: &[(i64, &str, i16, bool, &str, i64, &str)] = &[
     (17, "bytea", -1, false, "U", 1001, "x"),
     (20, "int8", 8, true, "N", 1016, "p"),
     (18, "char", 1, true, "Z", 1002, "p"),
+    (19, "name", 64, false, "S", 1003, "p"),
     (21, "int2", 2, true, "N", 1005, "p"),
     (23, "int4", 4, true, "N", 1007, "p"),
     (25, "text", -1, false, "S", 1009, "x"),

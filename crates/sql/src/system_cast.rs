@@ -17,8 +17,8 @@ pub const COLUMNS: &[(&str, SqlType)] = &[
     ("castsource", SqlType::Oid),
     ("casttarget", SqlType::Oid),
     ("castfunc", SqlType::Oid),
-    ("castcontext", SqlType::Text),
-    ("castmethod", SqlType::Text),
+    ("castcontext", SqlType::InternalChar),
+    ("castmethod", SqlType::InternalChar),
 ];
 
 /// `(oid, source type, target type, context, method)`. Context: `i`

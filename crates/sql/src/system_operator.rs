@@ -28,7 +28,7 @@ pub const COLUMNS: &[(&str, SqlType)] = &[
     ("oprname", SqlType::Text),
     ("oprnamespace", SqlType::Oid),
     ("oprowner", SqlType::Oid),
-    ("oprkind", SqlType::Text),
+    ("oprkind", SqlType::InternalChar),
     ("oprcanmerge", SqlType::Bool),
     ("oprcanhash", SqlType::Bool),
     ("oprleft", SqlType::Oid),

@@ -161,9 +161,9 @@ pub fn storable(ty: SqlType) -> Result<SqlType, SqlError> {
 
 /// A type written by a name the parser does not know as a keyword:
 /// PostgreSQL's internal names (`int4`, `float8`, `timestamptz`, ...),
-/// optionally qualified by `pg_catalog`; `name` and `"char"` are text
-/// here (`"char"` is only the type of some pg_catalog columns:
-/// `system.rs`).
+/// optionally qualified by `pg_catalog`; `name` (folio-row `name.rs`)
+/// and `"char"`, PostgreSQL's one-byte type (folio-row
+/// `internal_char.rs`).
 fn named_type(name: &ast::ObjectName) -> Result<SqlType, SqlError> {
     let base = crate::names::builtin(name).unwrap_or_default();
     Ok(match base.as_str() {
@@ -196,7 +196,9 @@ fn named_type(name: &ast::ObjectName) -> Result<SqlType, SqlError> {
         "float4" => SqlType::Float4,
         "float8" => SqlType::Float8,
         "numeric" => SqlType::Numeric(None),
-        "text" | "name" | "char" => SqlType::Text,
+        "text" => SqlType::Text,
+        "name" => SqlType::Name,
+        "char" => SqlType::InternalChar,
         "varchar" => SqlType::Varchar(None),
         // A char without a length (`Char(0)`).
         "bpchar" => SqlType::Char(0),
@@ -456,6 +458,7 @@ pub fn typname(ty: SqlType) -> std::borrow::Cow<'static, str> {
         SqlType::Composite(def) => &def.name,
         SqlType::Oid => "oid",
         SqlType::InternalChar => "char",
+        SqlType::Name => "name",
         SqlType::Tid => "tid",
         SqlType::Xid => "xid",
         SqlType::PgLsn => "pg_lsn",
@@ -669,10 +672,11 @@ pub fn cast(value: Value, ty: SqlType) -> Result<Value, SqlError> {
         (v @ (Value::Json(_) | Value::Jsonb(_)), _) => crate::json_functions::cast(v, ty)?,
         // PostgreSQL's boolean-to-text cast spells the value out (its
         // output form is `t` / `f`).
-        (Value::Bool(b), SqlType::Text | SqlType::Varchar(_) | SqlType::Char(_)) => {
-            Value::Text(if b { "true" } else { "false" }.into())
-        }
-        (v, SqlType::Text | SqlType::Varchar(_) | SqlType::Char(_)) => {
+        (
+            Value::Bool(b),
+            SqlType::Text | SqlType::Varchar(_) | SqlType::Char(_) | SqlType::Name,
+        ) => Value::Text(if b { "true" } else { "false" }.into()),
+        (v, SqlType::Text | SqlType::Varchar(_) | SqlType::Char(_) | SqlType::Name) => {
             Value::Text(text_output(&v).unwrap_or_default())
         }
         (Value::Numeric(n), SqlType::Int2 | SqlType::Int4 | SqlType::Int8) => {
@@ -821,6 +825,13 @@ pub fn cast(value: Value, ty: SqlType) -> Result<Value, SqlError> {
         // A jsonpath is only text's (above).
         (v @ Value::JsonPath(_), _) if ty != SqlType::JsonPath => return Err(no_cast(&v, ty)),
         (v, SqlType::JsonPath) if !matches!(v, Value::JsonPath(_)) => return Err(no_cast(&v, ty)),
+        // A `"char"` from an int4: its byte, signed (PostgreSQL's
+        // `i4tochar`); from text by its input (above).
+        (Value::Int4(x), SqlType::InternalChar) => {
+            let byte =
+                i8::try_from(x).map_err(|_| SqlError::new("22003", "\"char\" out of range"))?;
+            Value::Text(folio_row::internal_char::text_of_byte(byte as u8))
+        }
         // Only text, json and jsonb become json (above).
         (v, SqlType::Json | SqlType::Jsonb) => return Err(no_cast(&v, ty)),
         (v, _) => v,
@@ -847,6 +858,18 @@ pub fn check_cast_path(from: SqlType, ty: SqlType) -> Result<(), SqlError> {
     }
     if matches!(from, SqlType::Geo(_)) || matches!(ty, SqlType::Geo(_)) {
         return crate::geometry_functions::check_cast(from, ty);
+    }
+    // A `"char"` casts to the string types and int4 only (PostgreSQL's
+    // `pg_cast`; its values are texts, whose casts would read them).
+    if from == SqlType::InternalChar {
+        return match ty {
+            SqlType::Text
+            | SqlType::Varchar(_)
+            | SqlType::Char(_)
+            | SqlType::InternalChar
+            | SqlType::Int4 => Ok(()),
+            _ => Err(no_cast_from(from, ty)),
+        };
     }
     let sample = match from {
         SqlType::Int2 => Value::Int2(0),
@@ -964,7 +987,9 @@ fn assignment_cast_of(from: SqlType, to: SqlType) -> bool {
     let number = |t| matches!(t, Int2 | Int4 | Int8 | Float4 | Float8 | Numeric(_));
     let time = |t| matches!(t, Date | Timestamp(_) | TimestampTz(_));
     from.oid() == to.oid()
-        || matches!(to, Text | Varchar(_) | Char(_))
+        || matches!(to, Text | Varchar(_) | Char(_) | Name)
+        // The string types to `"char"` (assignment).
+        || (matches!(from, Text | Varchar(_) | Char(_) | Name) && to == InternalChar)
         || crate::geometry_functions::assignment_cast(from, to)
         // Integers to oid (implicit), oid to integer and bigint.
         || (matches!(from, Int2 | Int4 | Int8) && to == Oid)
@@ -1073,6 +1098,8 @@ pub fn binary_output(value: &Value, type_oid: u32) -> Result<Option<Vec<u8>>, Sq
         Value::Int2(x) => x.to_be_bytes().to_vec(),
         Value::Int4(x) | Value::Date(x) => x.to_be_bytes().to_vec(),
         Value::Oid(x) => x.to_be_bytes().to_vec(),
+        // A `"char"`: its one byte (PostgreSQL's `charsend`).
+        Value::Text(t) if type_oid == 18 => vec![folio_row::internal_char::byte_of_text(t)],
         Value::Reg(r) => r.oid.to_be_bytes().to_vec(),
         // PostgreSQL's `tidsend`: block, then offset.
         Value::Tid(block, offset) => [&block.to_be_bytes()[..], &offset.to_be_bytes()].concat(),
@@ -1394,7 +1421,11 @@ pub fn binary_input(bytes: &[u8], ty: SqlType) -> Result<Value, SqlError> {
         SqlType::Text | SqlType::Varchar(_) | SqlType::Char(_) | SqlType::Refcursor => {
             Value::Text(crate::text_bytes::text(bytes.to_vec())?)
         }
-        SqlType::InternalChar => Value::Text(String::from_utf8(bytes.to_vec()).map_err(|_| bad())?),
+        SqlType::Name => Value::Text(folio_row::name_truncate(crate::text_bytes::text(
+            bytes.to_vec(),
+        )?)),
+        // One byte (PostgreSQL's `charrecv`), held as its output form.
+        SqlType::InternalChar => Value::Text(folio_row::internal_char::text_of_byte(fixed(1)?[0])),
         SqlType::Bytea => Value::Bytea(bytes.to_vec()),
         // PostgreSQL's `varbit_recv`: the bit length, then exactly its
         // bytes (22P03 otherwise), fitted to the type's length.

@@ -380,6 +380,7 @@ pub fn create(
         // resolved when it runs.
         let block = crate::plpgsql::parse::parse(&def.body)?;
         crate::plpgsql::set_returning::check_body(&def, &block)?;
+        crate::plpgsql::scalar_targets::check(&def, &block)?;
         shadowed_variables(cx, &def, &block)?;
     } else {
         let lists = crate::object_scope::current().unwrap_or_default();

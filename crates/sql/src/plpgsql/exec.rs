@@ -880,7 +880,7 @@ impl<'a, 'c> Runner<'a, 'c> {
                                 "FOREACH expression must not be null",
                             ));
                         }
-                        Value::Array(items) => items.into_items(),
+                        Value::Array(array) => array,
                         _ => {
                             return Err(SqlError::new(
                                 "42804",
@@ -891,18 +891,7 @@ impl<'a, 'c> Runner<'a, 'c> {
                             ));
                         }
                     };
-                    // folio's arrays have one dimension: SLICE 1 is the
-                    // array whole.
-                    let (items, item_type) = match slice {
-                        0 => (items, ty.element().unwrap_or(SqlType::Text)),
-                        1 => (vec![Value::array(items)], ty),
-                        n => {
-                            return Err(SqlError::new(
-                                "2202E",
-                                format!("slice dimension ({n}) is out of the valid range 0..1"),
-                            ));
-                        }
-                    };
+                    let (items, item_type) = self.foreach_items(var, *slice, items, ty)?;
                     let mut found = false;
                     for item in items {
                         iterations = count(self.txn, iterations)?;
@@ -949,6 +938,63 @@ impl<'a, 'c> Runner<'a, 'c> {
         })();
         self.vars.truncate(depth);
         result
+    }
+
+    /// FOREACH's items of `array` (of type `ty`) and their type: its
+    /// elements in row-major order for no SLICE, else its slices of the
+    /// last `slice` dimensions (each keeping their lower bounds), as
+    /// PostgreSQL's array iterator. The slice is checked against the
+    /// array's dimensions first (2202E), then the loop variable's type:
+    /// an array for a slice, no array without one (42804).
+    fn foreach_items(
+        &self,
+        var: &[String],
+        slice: u32,
+        array: folio_row::Array,
+        ty: SqlType,
+    ) -> Result<(Vec<Value>, SqlType), SqlError> {
+        let ndims = array.ndims();
+        let slice = slice as usize;
+        if slice > ndims {
+            return Err(SqlError::new(
+                "2202E",
+                format!("slice dimension ({slice}) is out of the valid range 0..{ndims}"),
+            ));
+        }
+        // A record's field or a record variable is no array: only a
+        // scalar variable's type says.
+        let var_is_array = match self.var_index(var).map(|at| &self.resolved(at).kind) {
+            Some(Kind::Scalar(t)) => t.element().is_some(),
+            _ => false,
+        };
+        if slice > 0 && !var_is_array {
+            return Err(SqlError::new(
+                "42804",
+                "FOREACH ... SLICE loop variable must be of an array type",
+            ));
+        }
+        if slice == 0 && var_is_array {
+            return Err(SqlError::new(
+                "42804",
+                "FOREACH loop variable must not be of an array type",
+            ));
+        }
+        if slice == 0 {
+            return Ok((array.into_items(), ty.element().unwrap_or(SqlType::Text)));
+        }
+        let (dims, items) = array.into_parts();
+        let slice_dims = &dims[ndims - slice..];
+        let per_slice = slice_dims.iter().map(|d| d.len as usize).product::<usize>();
+        let slices = items
+            .chunks(per_slice.max(1))
+            .map(|chunk| {
+                Ok(Value::Array(folio_row::Array::new(
+                    slice_dims.to_vec(),
+                    chunk.to_vec(),
+                )?))
+            })
+            .collect::<Result<Vec<_>, SqlError>>()?;
+        Ok((slices, ty))
     }
 
     /// `FOR var IN query LOOP`: the rows are read first, then the body

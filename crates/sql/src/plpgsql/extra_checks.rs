@@ -18,7 +18,8 @@
 //!
 //! A warning is the same error sent as a WARNING notice.
 
-use super::parse::{Block, DeclType, LoopKind, Stmt};
+use super::body_scopes::{self, Scopes, Var, Visitor};
+use super::parse::{Block, Decl, DeclType};
 use crate::context::Ctx;
 use crate::error::SqlError;
 use crate::output::Notice;
@@ -131,22 +132,6 @@ pub fn too_many_rows() -> SqlError {
         .with_hint("Make sure the query returns a single row, or use LIMIT 1.")
 }
 
-/// The names a trigger function's body has before its own.
-const TRIGGER_VARIABLES: &[&str] = &[
-    "new",
-    "old",
-    "tg_name",
-    "tg_when",
-    "tg_level",
-    "tg_op",
-    "tg_relid",
-    "tg_relname",
-    "tg_table_name",
-    "tg_table_schema",
-    "tg_nargs",
-    "tg_argv",
-];
-
 /// `shadowed_variables` over routine `def`'s body `block`, when CREATE
 /// validates it: each DECLARE'd name an enclosing scope has, reported
 /// at the session's level (the first error ends it).
@@ -159,23 +144,9 @@ pub fn shadowed(
     let Some(level) = level(cx, Check::ShadowedVariables) else {
         return Ok(());
     };
-    let mut outer: Vec<String> = (def.args.iter().map(|a| a.0.clone()))
-        .chain(
-            (crate::plpgsql::set_returning::has_out(def))
-                .then(|| def.columns.iter().map(|c| c.0.clone()))
-                .into_iter()
-                .flatten(),
-        )
-        .filter(|n| !n.is_empty())
-        .collect();
-    outer.push("found".into());
-    if def.result.0 == crate::sql_functions::TRIGGER {
-        outer.extend(TRIGGER_VARIABLES.iter().map(|n| n.to_string()));
-    }
-    let mut scopes = vec![outer];
-    let mut found = Vec::new();
-    block_names(block, &mut scopes, &mut found);
-    for name in found {
+    let mut shadows = Shadows(Vec::new());
+    body_scopes::walk(def, block, &mut shadows)?;
+    for name in shadows.0 {
         let error = SqlError::new(
             "42712",
             format!("variable \"{name}\" shadows a previously defined variable"),
@@ -185,53 +156,29 @@ pub fn shadowed(
     Ok(())
 }
 
-/// Adds to `found`, in order, each name `block` declares that `scopes`
-/// (the enclosing ones, innermost last) have.
-fn block_names(block: &Block, scopes: &mut Vec<Vec<String>>, found: &mut Vec<String>) {
-    let mut own: Vec<String> = Vec::new();
-    for decl in &block.decls {
-        if scopes.iter().flatten().any(|n| *n == decl.name) {
-            found.push(decl.name.clone());
+/// The names declared where an enclosing scope has them, in order.
+struct Shadows(Vec<String>);
+
+impl<'b> Visitor<'b> for Shadows {
+    fn declare(
+        &mut self,
+        enclosing: &Scopes<'b>,
+        own: &[Var<'b>],
+        decl: &'b Decl,
+    ) -> Result<(), SqlError> {
+        let enclosed = |name: &str| enclosing.iter().flatten().any(|v| v.name == name);
+        if enclosed(&decl.name) {
+            self.0.push(decl.name.clone());
         }
-        own.push(decl.name.clone());
         // A bound cursor's arguments are names of its query's, inside
-        // the block's.
+        // the block's (the cursor's own name among them).
         if let DeclType::Cursor(cursor) = &decl.ty {
             for (arg, _) in &cursor.args {
-                if scopes.iter().flatten().chain(&own).any(|n| n == arg) {
-                    found.push(arg.clone());
+                if enclosed(arg) || *arg == decl.name || own.iter().any(|v| v.name == *arg) {
+                    self.0.push(arg.clone());
                 }
             }
         }
-    }
-    scopes.push(own);
-    stmts_names(&block.body, scopes, found);
-    for handler in &block.handlers {
-        stmts_names(&handler.body, scopes, found);
-    }
-    scopes.pop();
-}
-
-/// [`block_names`] of the blocks in `stmts`.
-fn stmts_names(stmts: &[Stmt], scopes: &mut Vec<Vec<String>>, found: &mut Vec<String>) {
-    for stmt in stmts {
-        for body in stmt.branches() {
-            stmts_names(body, scopes, found);
-        }
-        match stmt {
-            // An integer FOR declares its variable.
-            Stmt::Loop {
-                kind: LoopKind::Range { var, .. },
-                body,
-                ..
-            } => {
-                scopes.push(vec![var.clone()]);
-                stmts_names(body, scopes, found);
-                scopes.pop();
-            }
-            Stmt::Loop { body, .. } => stmts_names(body, scopes, found),
-            Stmt::Block(b) => block_names(b, scopes, found),
-            _ => {}
-        }
+        Ok(())
     }
 }

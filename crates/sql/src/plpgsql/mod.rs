@@ -27,6 +27,7 @@
 //! - `subscripted_targets.rs`: `a[i] := x`, read as a plain assignment
 //!   of the array SQL's `SET a[i] = x` makes.
 
+pub mod body_scopes;
 pub mod calls;
 pub mod conditions;
 pub mod conversion;
@@ -36,6 +37,7 @@ pub mod parse;
 pub mod plan_cache;
 pub mod record_stars;
 pub mod row_calls;
+pub mod scalar_targets;
 pub mod set_returning;
 pub mod subscripted_targets;
 
@@ -59,6 +61,7 @@ pub fn do_block(
         ..FunctionDef::default()
     };
     set_returning::check_body(&void, block)?;
+    scalar_targets::check(&void, block)?;
     let nonatomic = cx.nonatomic.take();
     let mut runner = exec::Runner::new(cx, txn, notices);
     if nonatomic {

@@ -275,16 +275,30 @@ fn local_offset(tz: &jiff::tz::TimeZone, local_us: i64) -> i32 {
 /// saving of the latest span at or before `at` the zone called so, else
 /// of the earliest after it; if the zone never used it, its own offset
 /// at `at`.
+///
+/// The database lists a zone's transitions up to 2037 at most; after its
+/// last one a rule repeats the same spans every year. So the search runs
+/// from `at` or the start of 2040, whichever is earlier: back through
+/// the finite list, then forward up to 2042 (two years hold every span
+/// the repeating rule has). Past 2040 that finds the same offset as the
+/// rule's latest span before `at`, without walking each year up to it
+/// (an abbreviation the zone no longer uses, such as `CLT`, would
+/// otherwise be sought through thousands of transitions at every cast).
 fn meaning(zone: &jiff::tz::TimeZone, abbrev: &str, at: jiff::Timestamp) -> (i32, bool) {
-    // Bounds the search of a zone whose rule repeats forever.
-    const TRANSITIONS: usize = 5_000;
+    const REPEATING_FROM: i64 = 2_208_988_800; // 2040-01-01 UTC, Unix seconds
+    const RULE_SPAN: i64 = 2 * 366 * 86_400;
     let info = zone.to_offset_info(at);
     if info.abbreviation() == abbrev {
         return (info.offset().seconds(), info.dst().is_dst());
     }
+    let pivot = at.min(jiff::Timestamp::from_second(REPEATING_FROM).expect("in range"));
+    let horizon = REPEATING_FROM + RULE_SPAN;
     let named = |t: &jiff::tz::TimeZoneTransition<'_>| t.abbreviation() == abbrev;
-    let found = (zone.preceding(at).take(TRANSITIONS).find(named))
-        .or_else(|| zone.following(at).take(TRANSITIONS).find(named));
+    let found = (zone.preceding(pivot).find(named)).or_else(|| {
+        zone.following(pivot)
+            .take_while(|t| t.timestamp().as_second() <= horizon)
+            .find(named)
+    });
     match found {
         Some(t) => (t.offset().seconds(), t.dst().is_dst()),
         None => (info.offset().seconds(), info.dst().is_dst()),
@@ -484,6 +498,21 @@ mod tests {
         );
         assert_eq!(msk.offset_at(at(2020, 1, 1, 0, 0)), 3 * 3600);
         assert_eq!(msk.abbreviation_at(at(2020, 1, 1, 0, 0)), "MSK");
+        // Past the zone's listed transitions, and long before them.
+        assert_eq!(
+            msk.utc_of_local(at(20_000, 7, 1, 12, 0)),
+            Some(at(20_000, 7, 1, 9, 0))
+        );
+        assert_eq!(
+            msk.utc_of_local(at(1900, 1, 1, 12, 0)),
+            Some(at(1900, 1, 1, 9, 0))
+        );
+        // An abbreviation its zone no longer uses: the zone's own offset.
+        let art = TimeZone::named("ART").unwrap();
+        assert_eq!(
+            art.utc_of_local(at(2030, 7, 1, 12, 0)),
+            Some(at(2030, 7, 1, 15, 0))
+        );
         // A fixed one stays fixed.
         assert_eq!(TimeZone::named("EST").unwrap().offset_at(0), -5 * 3600);
     }

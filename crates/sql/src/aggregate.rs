@@ -33,6 +33,7 @@
 use crate::error::SqlError;
 use crate::expr;
 use crate::functions;
+use crate::hypothetical::Hypothetical;
 use crate::names;
 use crate::ordered_set::OrderedSet;
 use crate::plan::SortKey;
@@ -89,6 +90,10 @@ pub enum Kind {
     /// the WITHIN GROUP's value is the argument, its order the call's
     /// ORDER BY, the fraction `Call::direct`.
     OrderedSet(OrderedSet),
+    /// `rank`, `dense_rank`, `percent_rank`, `cume_dist` with WITHIN
+    /// GROUP (`hypothetical.rs`): the WITHIN GROUP's keys are the call's
+    /// ORDER BY, the hypothetical row `Call::direct`.
+    Hypothetical(Hypothetical),
     /// `corr`, `covar_*`, `regr_*` of `(Y, X)` (`regression.rs`): X is
     /// the call's second argument (`Call::delimiter`'s place).
     Regression(Regr),
@@ -124,6 +129,7 @@ impl Kind {
             Kind::JsonObjectAgg { jsonb: true } => "jsonb_object_agg",
             Kind::Grouping => "GROUPING",
             Kind::OrderedSet(which) => which.name(),
+            Kind::Hypothetical(which) => which.name(),
             Kind::Regression(which) => which.name(),
             Kind::User => "aggregate",
             Kind::Spread { sample, root } => match (sample, root) {
@@ -245,6 +251,7 @@ impl Kind {
                 crate::multirange_functions::aggregate_type(intersect, arg).unwrap_or(arg)
             }
             Kind::Regression(which) => which.ty(),
+            Kind::Hypothetical(which) => which.ty(),
             // (`bind_call` refuses an argument without an array type.)
             // Of arrays: one more dimension, the same type.
             Kind::ArrayAgg if arg.element().is_some() => arg,
@@ -276,9 +283,10 @@ pub struct Call {
     pub order: Vec<(Scalar, SortKey)>,
     /// `agg(x) FILTER (WHERE ...)`: the rows taken, over the source row.
     pub filter: Option<Scalar>,
-    /// An ordered-set aggregate's direct argument (its fraction), over the
-    /// aggregate row's group keys: evaluated once per group.
-    pub direct: Option<Scalar>,
+    /// An ordered-set aggregate's direct arguments (its fraction; a
+    /// hypothetical-set one's row), over the aggregate row's group keys:
+    /// evaluated once per group.
+    pub direct: Vec<Scalar>,
     /// A user-defined aggregate's bound functions (`Kind::User`).
     pub user: Option<std::sync::Arc<crate::user_aggregates::Bound>>,
 }
@@ -449,7 +457,7 @@ impl<'a, C: Columns + ?Sized> Binder<'a, C> {
             ty: SqlType::Int4,
             order: Vec::new(),
             filter: None,
-            direct: None,
+            direct: Vec::new(),
             user: None,
         });
         let mut marks = self.marks.borrow_mut();
@@ -462,9 +470,10 @@ impl<'a, C: Columns + ?Sized> Binder<'a, C> {
         if f.over.is_some() {
             return Err(SqlError::unsupported("OVER"));
         }
+        let hypothetical = crate::hypothetical::of_call(f);
         let ordered_set = match Kind::of(&names::function(&f.name)) {
             Some(Kind::OrderedSet(which)) if !f.within_group.is_empty() => Some(which),
-            Some(kind) if !f.within_group.is_empty() => {
+            Some(kind) if !f.within_group.is_empty() && hypothetical.is_none() => {
                 return Err(crate::ordered_set::within_group_refused(
                     kind,
                     f,
@@ -492,11 +501,14 @@ impl<'a, C: Columns + ?Sized> Binder<'a, C> {
                 "aggregate function calls cannot be nested",
             ));
         }
-        let mut call = match ordered_set {
-            Some(which) => {
+        let mut call = match (ordered_set, hypothetical) {
+            (Some(which), _) => {
                 crate::ordered_set::bind(which, &plain, self, self.keys.len(), self.source)?
             }
-            None => bind_call(&plain, self.source)?,
+            (None, Some(which)) => {
+                crate::hypothetical::bind(which, &plain, self, self.keys.len(), self.source)?
+            }
+            (None, None) => bind_call(&plain, self.source)?,
         };
         if call.distinct
             && let FunctionArguments::List(list) = &plain.args
@@ -511,10 +523,11 @@ impl<'a, C: Columns + ?Sized> Binder<'a, C> {
                 "in an aggregate with DISTINCT, ORDER BY expressions must appear in argument list",
             ));
         }
-        if ordered_set.is_some() && !order.is_empty() {
+        let within_group = ordered_set.is_some() || hypothetical.is_some();
+        if within_group && !order.is_empty() {
             return Err(SqlError::syntax("syntax error at or near \"WITHIN\""));
         }
-        if ordered_set.is_none() {
+        if !within_group {
             call.order = (order.iter().enumerate())
                 .map(|(i, o)| {
                     Ok((
@@ -707,7 +720,7 @@ pub fn bind_call<C: Columns + ?Sized>(
         ty: kind.result_type(arg_type),
         order: Vec::new(),
         filter: None,
-        direct: None,
+        direct: Vec::new(),
         user: None,
     })
 }
@@ -832,7 +845,9 @@ impl<C: Columns + ?Sized> Columns for Binder<'_, C> {
 /// Whether a call is to an aggregate function as an aggregate (with OVER
 /// it is a window function's: `window.rs`).
 pub fn is_aggregate(f: &sqlparser::ast::Function) -> bool {
-    f.over.is_none() && is_aggregate_name(&names::function(&f.name))
+    f.over.is_none()
+        && (is_aggregate_name(&names::function(&f.name))
+            || crate::hypothetical::of_call(f).is_some())
 }
 
 /// Whether a call is to `GROUPING(...)`, which only a grouped query has.
@@ -1002,9 +1017,11 @@ impl State {
             Kind::Min | Kind::Max => State::Extreme(None),
             Kind::StringAgg => State::Text(None),
             Kind::BoolAnd | Kind::BoolOr => State::Bool(None),
-            Kind::ArrayAgg | Kind::JsonAgg { .. } | Kind::OrderedSet(_) | Kind::RangeAgg { .. } => {
-                State::Array(None)
-            }
+            Kind::ArrayAgg
+            | Kind::JsonAgg { .. }
+            | Kind::OrderedSet(_)
+            | Kind::Hypothetical(_)
+            | Kind::RangeAgg { .. } => State::Array(None),
             Kind::JsonObjectAgg { .. } => State::Pairs(None),
             Kind::Spread { .. } => State::Spread(Moments::None),
             Kind::Regression(_) => State::Regression(Default::default()),
@@ -1259,6 +1276,16 @@ impl Groups<'_> {
                     let mut pending = std::mem::take(&mut pending[c]);
                     let keys: Vec<SortKey> = call.order.iter().map(|(_, k)| *k).collect();
                     crate::query::sort(&mut pending, &keys)?;
+                    if let Kind::Hypothetical(which) = call.kind {
+                        // Its row reads the group's keys, in `row` so far.
+                        let hypothetical = (call.direct.iter())
+                            .map(|d| d.eval(&row, env))
+                            .collect::<Result<Vec<_>, _>>()?;
+                        let value =
+                            crate::hypothetical::result(which, &hypothetical, &pending, &keys)?;
+                        row.push(value);
+                        continue;
+                    }
                     for mut taken in pending {
                         let delimiter = taken.pop().expect("a delimiter");
                         let value = taken.pop().expect("a value");
@@ -1267,7 +1294,7 @@ impl Groups<'_> {
                 }
                 if let (Kind::OrderedSet(which), State::Array(values)) = (call.kind, &state) {
                     // The fraction reads the group's keys, in `row` so far.
-                    let direct = match &call.direct {
+                    let direct = match call.direct.first() {
                         Some(d) => d.eval(&row, env)?,
                         None => Value::Null,
                     };

@@ -268,6 +268,7 @@ pub fn set_constraints(
     let tables = cx.db.catalog().tables(txn)?;
     let all = all_constraints(&tables);
     let path = crate::schemas::SearchPath::of(cx, txn)?;
+    let parents = crate::partitions::index_tree::parents(&tables);
     let mut chosen: Vec<u64> = Vec::new();
     for (schema, bare) in names {
         let in_schema = |schema: &str| -> Vec<&Named> {
@@ -292,7 +293,6 @@ pub fn set_constraints(
             match c.deferrable {
                 // A partitioned table's key is its partitions' keys too.
                 true if c.index => {
-                    let parents = crate::partitions::index_tree::parents(&tables);
                     chosen.push(c.oid);
                     chosen.extend(crate::partitions::index_tree::descendants(&parents, c.oid));
                 }

@@ -61,8 +61,9 @@ pub fn expand_stars(select: &Select, scope: &Scope) -> Result<Option<Select>, Sq
 
 /// `select` with the columns that depend on its grouping added to its
 /// GROUP BY: those of each table in its FROM whose primary key's columns
-/// are all grouping keys. `None` when there is none to add (or the
-/// grouping is not a plain list of expressions).
+/// are all grouping keys (of every grouping set: added as plain keys,
+/// they join each set, whose groups they leave as they are). `None` when
+/// there is none to add.
 pub fn extend(
     cx: &Ctx<'_>,
     txn: &Transaction,
@@ -72,13 +73,15 @@ pub fn extend(
     let GroupByExpr::Expressions(keys, modifiers) = &select.group_by else {
         return Ok(None);
     };
-    if !modifiers.is_empty()
-        || keys
-            .iter()
-            .any(|k| matches!(k, Expr::Rollup(_) | Expr::Cube(_) | Expr::GroupingSets(_)))
-    {
+    if !modifiers.is_empty() {
         return Ok(None);
     }
+    // With grouping sets, the keys every set has (PostgreSQL's rule: the
+    // dependency holds in each set only then).
+    let expanded = crate::grouping_sets::expand(keys, |k| Ok(k.clone()))?;
+    let common = (expanded.keys.iter().enumerate())
+        .filter(|(k, _)| expanded.sets.iter().all(|set| set.contains(k)))
+        .map(|(_, key)| key);
     let position_of = |key: &Expr| {
         match key {
             Expr::Identifier(id) => scope.resolve(&names::ident(id)).ok(),
@@ -89,7 +92,10 @@ pub fn extend(
         }
         .map(|(p, _)| p)
     };
-    let mut grouped: Vec<usize> = keys.iter().filter_map(position_of).collect();
+    // The columns every set groups by, and those any set does (a key of
+    // some sets only stays theirs: it reads NULL in the others).
+    let in_every: Vec<usize> = common.filter_map(position_of).collect();
+    let mut grouped: Vec<usize> = expanded.keys.iter().filter_map(position_of).collect();
     let mut added = Vec::new();
     let tables = (select.from.iter())
         .flat_map(|t| std::iter::once(&t.relation).chain(t.joins.iter().map(|j| &j.relation)));
@@ -127,7 +133,7 @@ pub fn extend(
         };
         let keyed = key.columns.iter().all(|&c| {
             (c as usize) < def.columns.len()
-                && column(c as usize).is_some_and(|p| grouped.contains(&p))
+                && column(c as usize).is_some_and(|p| in_every.contains(&p))
         });
         if !keyed {
             continue;

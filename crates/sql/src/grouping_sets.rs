@@ -49,7 +49,7 @@ pub fn expand(
                 Expr::Tuple(elements) => elements.iter().collect(),
                 other => vec![other],
             })
-            .map(&leaf)
+            .map(|e| leaf(&unnested(e)))
             .collect::<Result<Vec<_>, _>>()?;
         let sets = vec![(0..keys.len()).collect()];
         return Ok(Expanded { keys, sets });

@@ -90,6 +90,7 @@ mod grouping_sets;
 mod has_privilege;
 mod has_role;
 mod hashed_subplan;
+mod hypothetical;
 mod immutable;
 mod index_exprs;
 mod indexes;

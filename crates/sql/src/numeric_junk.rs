@@ -16,18 +16,29 @@ use crate::position::Text;
 use sqlparser::tokenizer::TokenWithSpan;
 
 /// 42601 at the first number or parameter of `tokens` that has trailing
-/// junk in `text`.
+/// junk in `text`. One pass over the text: the tokens come in order, so a
+/// cursor moves from each token's start to the next.
 pub(crate) fn check(tokens: &[TokenWithSpan], text: &Text<'_>) -> Result<(), SqlError> {
-    let chars: Vec<char> = text.sql().chars().collect();
+    let sql = text.sql();
+    let (mut char_at, mut byte_at) = (0, 0);
     for token in tokens {
         let Some(start) = text.position(token.span.start) else {
             continue;
         };
-        let from = &chars[(start - 1).min(chars.len())..];
+        let want = start - 1;
+        if want < char_at {
+            (char_at, byte_at) = (0, 0);
+        }
+        let skipped = &sql[byte_at..];
+        byte_at += (skipped.chars().take(want - char_at))
+            .map(char::len_utf8)
+            .sum::<usize>();
+        char_at = want;
+        let from = &sql[byte_at..];
         if let Some((what, len)) = junk(from) {
-            let written: String = from[..len].iter().collect();
             return Err(SqlError::syntax(format!(
-                "trailing junk after {what} at or near \"{written}\""
+                "trailing junk after {what} at or near \"{}\"",
+                &from[..len]
             ))
             .at(start));
         }
@@ -36,18 +47,20 @@ pub(crate) fn check(tokens: &[TokenWithSpan], text: &Text<'_>) -> Result<(), Sql
 }
 
 /// What `s` starts with is junk of (`numeric literal` or `parameter`),
-/// and the length of the junk, if it is.
-fn junk(s: &[char]) -> Option<(&'static str, usize)> {
-    let digits = |from: usize| from + s[from..].iter().take_while(|c| c.is_ascii_digit()).count();
-    let at = |i: usize| s.get(i).copied();
-    if at(0) == Some('$') {
+/// and its length in bytes, if it is. Everything before the junk is
+/// ASCII, so byte offsets step by one there.
+fn junk(s: &str) -> Option<(&'static str, usize)> {
+    let b = s.as_bytes();
+    let digits = |from: usize| from + b[from..].iter().take_while(|c| c.is_ascii_digit()).count();
+    let at = |i: usize| b.get(i).copied();
+    let word_at = |i: usize| s[i..].chars().next().is_some_and(ident_start);
+    if at(0) == Some(b'$') {
         let end = digits(1);
-        return (end > 1 && at(end).is_some_and(ident_start))
-            .then(|| ("parameter", identifier_end(s, end)));
+        return (end > 1 && word_at(end)).then(|| ("parameter", identifier_end(s, end)));
     }
     let mut end = digits(0);
     let whole = end > 0;
-    if at(end) == Some('.') && at(end + 1) != Some('.') {
+    if at(end) == Some(b'.') && at(end + 1) != Some(b'.') {
         let fraction = digits(end + 1);
         if !whole && fraction == end + 1 {
             return None;
@@ -56,8 +69,8 @@ fn junk(s: &[char]) -> Option<(&'static str, usize)> {
     } else if !whole {
         return None;
     }
-    if matches!(at(end), Some('e' | 'E')) {
-        let sign = usize::from(matches!(at(end + 1), Some('+' | '-')));
+    if matches!(at(end), Some(b'e' | b'E')) {
+        let sign = usize::from(matches!(at(end + 1), Some(b'+' | b'-')));
         let exponent = digits(end + 1 + sign);
         if exponent > end + 1 + sign {
             end = exponent;
@@ -65,9 +78,7 @@ fn junk(s: &[char]) -> Option<(&'static str, usize)> {
             return Some(("numeric literal", end + 2));
         }
     }
-    at(end)
-        .is_some_and(ident_start)
-        .then(|| ("numeric literal", identifier_end(s, end)))
+    word_at(end).then(|| ("numeric literal", identifier_end(s, end)))
 }
 
 /// PostgreSQL's `ident_start`: a letter, `_` or any non-ASCII character.
@@ -75,11 +86,12 @@ fn ident_start(c: char) -> bool {
     c.is_ascii_alphabetic() || c == '_' || !c.is_ascii()
 }
 
-/// Where the identifier starting at `from` ends.
-fn identifier_end(s: &[char], from: usize) -> usize {
-    from + (s[from..].iter())
-        .take_while(|&&c| ident_start(c) || c.is_ascii_digit() || c == '$')
-        .count()
+/// Where (in bytes) the identifier starting at `from` ends.
+fn identifier_end(s: &str, from: usize) -> usize {
+    from + (s[from..].chars())
+        .take_while(|&c| ident_start(c) || c.is_ascii_digit() || c == '$')
+        .map(char::len_utf8)
+        .sum::<usize>()
 }
 
 #[cfg(test)]
@@ -87,8 +99,7 @@ mod tests {
     use super::junk;
 
     fn of(s: &str) -> Option<(&'static str, String)> {
-        let chars: Vec<char> = s.chars().collect();
-        junk(&chars).map(|(what, len)| (what, chars[..len].iter().collect()))
+        junk(s).map(|(what, len)| (what, s[..len].to_string()))
     }
 
     #[test]
@@ -104,6 +115,7 @@ mod tests {
         assert_eq!(of("0.0e+a"), numeric("0.0e+"));
         assert_eq!(of("1e"), numeric("1e"));
         assert_eq!(of("$1a"), Some(("parameter", "$1a".to_string())));
+        assert_eq!(of("1é "), numeric("1é"));
         for fine in [
             "1", "1.5e-3 ", "1..2", "1::int", "1.", ".5)", "$1)", "$x", ".", "a1", "1e5",
         ] {

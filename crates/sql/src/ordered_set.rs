@@ -166,19 +166,7 @@ pub fn bind<G: Columns + ?Sized, C: Columns + ?Sized>(
         );
         return Err(crate::aggregate::no_such_call(name, &args, source));
     }
-    let direct = (direct_exprs.iter())
-        .map(|e| {
-            scalar::bind(e, grouped).map_err(|err| {
-                if err.code == "42803" {
-                    err.with_detail(
-                        "Direct arguments of an ordered-set aggregate must use only grouped columns.",
-                    )
-                } else {
-                    err
-                }
-            })
-        })
-        .collect::<Result<Vec<_>, _>>()?;
+    let direct = bind_direct(&direct_exprs, grouped, keys)?;
     let ordered = (f.within_group.iter())
         .map(|o| scalar::bind(&o.expr, source))
         .collect::<Result<Vec<_>, _>>()?;
@@ -209,13 +197,6 @@ pub fn bind<G: Columns + ?Sized, C: Columns + ?Sized>(
     let Some(ty) = which.result_type(ordered_type, many) else {
         return Err(no_form());
     };
-    let mut columns = Vec::new();
-    for d in &direct {
-        d.columns(&mut columns);
-    }
-    if columns.iter().any(|&c| c >= keys) {
-        return Err(nested());
-    }
     let options = &f.within_group[0].options;
     Ok(Call {
         kind: Kind::OrderedSet(which),
@@ -225,9 +206,45 @@ pub fn bind<G: Columns + ?Sized, C: Columns + ?Sized>(
         ty,
         order: vec![(value, SortKey::of(0, options))],
         filter: None,
-        direct: direct.into_iter().next(),
+        direct,
         user: None,
     })
+}
+
+/// An ordered-set call's direct arguments `exprs` bound over the
+/// aggregate row (`grouped`, whose first `keys` columns are the group
+/// keys): evaluated once per group, they may read only group keys (42803
+/// with PostgreSQL's detail), no aggregate (42803). The one owner of that
+/// rule (`hypothetical.rs` calls it too).
+pub fn bind_direct<G: Columns + ?Sized>(
+    exprs: &[&Expr],
+    grouped: &G,
+    keys: usize,
+) -> Result<Vec<Scalar>, SqlError> {
+    let direct = (exprs.iter())
+        .map(|e| {
+            scalar::bind(e, grouped).map_err(|err| {
+                if err.code == "42803" {
+                    err.with_detail(
+                        "Direct arguments of an ordered-set aggregate must use only grouped columns.",
+                    )
+                } else {
+                    err
+                }
+            })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut columns = Vec::new();
+    for d in &direct {
+        d.columns(&mut columns);
+    }
+    if columns.iter().any(|&c| c >= keys) {
+        return Err(SqlError::new(
+            "42803",
+            "aggregate function calls cannot be nested",
+        ));
+    }
+    Ok(direct)
 }
 
 /// The result of `which` over a group's `values` (non-NULL, sorted in the

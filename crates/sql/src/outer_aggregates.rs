@@ -51,6 +51,13 @@ use sqlparser::ast::{
 };
 use std::ops::ControlFlow::{self, Break, Continue};
 
+/// Whether call `f` belongs to a query level by its arguments' columns,
+/// and is lifted to it: an aggregate's, and GROUPING's (PostgreSQL's
+/// rule for both).
+fn lifts(f: &Function) -> bool {
+    aggregate::is_aggregate(f) || aggregate::is_grouping(f)
+}
+
 /// The aggregate calls a select computes for its subqueries.
 #[derive(Default)]
 pub struct Lifted {
@@ -92,12 +99,10 @@ pub fn in_subqueries(expr: &Expr) -> bool {
         }
         fn pre_visit_expr(&mut self, e: &Expr) -> ControlFlow<()> {
             match e {
-                Expr::Function(f) if !self.0.is_empty() && aggregate::is_aggregate(f) => {
-                    match self.surely_inner(f) {
-                        true => Continue(()),
-                        false => Break(()),
-                    }
-                }
+                Expr::Function(f) if !self.0.is_empty() && lifts(f) => match self.surely_inner(f) {
+                    true => Continue(()),
+                    false => Break(()),
+                },
                 _ => Continue(()),
             }
         }
@@ -238,6 +243,12 @@ pub fn lift(
     let binder = Binder::new(scope, &[])?;
     let mut oids = Vec::with_capacity(calls.len());
     for call in &calls {
+        // GROUPING is an int4 (its arguments are checked against the
+        // keys when the select binds it).
+        if matches!(call, Expr::Function(f) if aggregate::is_grouping(f)) {
+            oids.push(folio_row::SqlType::Int4.oid());
+            continue;
+        }
         let ty = match scalar::bind(call, &binder)? {
             Scalar::Column(c) => scalar::Columns::type_at(&binder, c),
             _ => return Err(SqlError::new("XX000", "a lifted aggregate is not a call")),
@@ -299,8 +310,8 @@ impl Frame {
             .flat_map(|w| &w.cte_tables)
             .map(|c| crate::names::ident(&c.alias.name))
             .collect();
-        // Only a query with an aggregate call in it needs its names.
-        let scope = match (has_aggregate(q), &q.with) {
+        // Only a query with a call to lift in it needs its names.
+        let scope = match (has_call(q), &q.with) {
             (false, _) => Some(Scope::default()),
             (true, None) => scope_of(cx, txn, q),
             // Its FROM may name its CTEs.
@@ -312,13 +323,14 @@ impl Frame {
     }
 }
 
-fn has_aggregate(q: &Query) -> bool {
+/// Whether `q` makes a call that is lifted to its level ([`lifts`]).
+fn has_call(q: &Query) -> bool {
     struct Find;
     impl Visitor for Find {
         type Break = ();
         fn pre_visit_expr(&mut self, e: &Expr) -> ControlFlow<()> {
             match e {
-                Expr::Function(f) if aggregate::is_aggregate(f) => Break(()),
+                Expr::Function(f) if lifts(f) => Break(()),
                 _ => Continue(()),
             }
         }
@@ -666,7 +678,7 @@ impl<'a, 'b> Lift<'a, 'b> {
             let Expr::Function(f) = inner else {
                 continue;
             };
-            if aggregate::is_aggregate(f) && call_level(&self.levels, f).is_ok_and(|l| l == 0) {
+            if lifts(f) && call_level(&self.levels, f).is_ok_and(|l| l == 0) {
                 let alias = Ident::with_quote('"', crate::query::column_name(e));
                 *item = SelectItem::ExprWithAlias {
                     expr: e.clone(),
@@ -717,7 +729,7 @@ impl VisitorMut for Lift<'_, '_> {
         let Expr::Function(f) = &*expr else {
             return Continue(());
         };
-        if !aggregate::is_aggregate(f) {
+        if !lifts(f) {
             return Continue(());
         }
         let level = match call_level(&self.levels, f) {
@@ -736,9 +748,13 @@ impl VisitorMut for Lift<'_, '_> {
             Clause::GroupBy => Some("GROUP BY"),
         };
         if let Some(clause) = clause {
+            let what = match aggregate::is_grouping(f) {
+                true => "grouping operations",
+                false => "aggregate functions",
+            };
             self.error = Some(SqlError::new(
                 "42803",
-                format!("aggregate functions are not allowed in {clause}"),
+                format!("{what} are not allowed in {clause}"),
             ));
             return Break(());
         }
@@ -759,7 +775,7 @@ pub fn refuse_unlifted(
     q: &Query,
     scope: &Scope,
 ) -> Result<(), SqlError> {
-    if !has_aggregate(q) {
+    if !has_call(q) {
         return Ok(());
     }
     let mut pass = Lift::new(cx, txn, scope);

@@ -439,14 +439,9 @@ pub fn statements(sql: &str) -> Result<Vec<Parsed>, SqlError> {
         let check_option = check_option.map(|(option, _)| option);
         crate::search_cycle::mark(&mut spanned, &text)?;
         let likes = crate::create_like::take(&mut spanned, &text)?;
-        let partition_spec = match (
-            keyword(&spanned[0].token),
-            spanned.get(1).and_then(|t| keyword(&t.token)),
-        ) {
-            (Some(Keyword::CREATE), Some(Keyword::TABLE)) => {
-                crate::partitions::syntax::take_table_spec(&mut spanned)?
-            }
-            _ => None,
+        let partition_spec = match creates_table(&spanned) {
+            true => crate::partitions::syntax::take_table_spec(&mut spanned)?,
+            false => None,
         };
         if let Some(deferrable) = crate::transaction_modes::take_deferrable(&mut spanned) {
             let place = Place {
@@ -2160,6 +2155,22 @@ pub(crate) fn opening(tokens: &[TokenWithSpan], close: usize) -> Option<usize> {
         }
     }
     None
+}
+
+/// Whether `tokens` are a `CREATE [[GLOBAL | LOCAL] TEMP[ORARY]] TABLE`.
+fn creates_table(tokens: &[TokenWithSpan]) -> bool {
+    let mut words = tokens.iter().map(|t| keyword(&t.token));
+    if words.next() != Some(Some(Keyword::CREATE)) {
+        return false;
+    }
+    let mut next = words.next().flatten();
+    if matches!(next, Some(Keyword::GLOBAL | Keyword::LOCAL)) {
+        next = words.next().flatten();
+    }
+    if matches!(next, Some(Keyword::TEMP | Keyword::TEMPORARY)) {
+        next = words.next().flatten();
+    }
+    next == Some(Keyword::TABLE)
 }
 
 /// The keyword `token` is, if it is an unquoted one.

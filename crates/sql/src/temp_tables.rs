@@ -473,6 +473,21 @@ pub fn created_name(
     names::relation(&name).map(Some)
 }
 
+/// [`created_name`], the session's temporary namespace claimed first when
+/// the table is temporary: a partitioned table or a partition is named
+/// before its CREATE runs (`partitions/ddl.rs`).
+pub fn claimed_name(
+    cx: &Ctx<'_>,
+    txn: &Transaction,
+    create: &CreateTable,
+) -> Result<String, SqlError> {
+    if create.temporary || explicit_temp_schema(&create.name).is_some() {
+        cx.temp.claim(cx.db)?;
+    }
+    created_name(cx, txn, create)?
+        .ok_or_else(|| SqlError::new("XX000", "a temporary table without a namespace"))
+}
+
 /// Whether a foreign key of temporary table `created` (placed:
 /// `pg_temp_N.name`) references the table itself, by its bare name or as
 /// `pg_temp[_N].name`: PostgreSQL resolves the reference once the table

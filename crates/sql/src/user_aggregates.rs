@@ -1025,7 +1025,7 @@ pub fn bind_call<C: Columns + ?Sized>(
         ty,
         order: Vec::new(),
         filter: None,
-        direct: None,
+        direct: Vec::new(),
         user: Some(Arc::new(bound)),
     })
 }

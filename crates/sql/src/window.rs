@@ -290,7 +290,9 @@ impl<'a, C: Columns + ?Sized> WindowBinder<'a, C> {
 
     fn call(&self, f: &Function, over: &WindowType) -> Result<Scalar, SqlError> {
         let name = names::function(&f.name);
-        if crate::ordered_set::OrderedSet::of(&name).is_some() {
+        if crate::ordered_set::OrderedSet::of(&name).is_some()
+            || crate::hypothetical::of_call(f).is_some()
+        {
             return Err(crate::ordered_set::over_refused(&name));
         }
         if !f.within_group.is_empty() || f.null_treatment.is_some() {

@@ -69,10 +69,7 @@ pub fn create(
     };
     // (Where the table goes, and the parent an unqualified name means,
     // by the search path: a CREATE SCHEMA element's, or `SET search_path`.)
-    let name = match crate::temp_tables::created_name(cx, txn, table)? {
-        Some(name) => name,
-        None => names::relation(&table.name)?,
-    };
+    let name = crate::temp_tables::claimed_name(cx, txn, table)?;
     let mut table = table.clone();
     let mut parent_bound = None;
     if let Some(of) = &spec.of {

@@ -519,7 +519,8 @@ impl Printer<'_> {
             self.out.push_str(&text);
             return;
         }
-        self.out.push_str(&if upper {
+        // (GROUPING is a keyword, not a function name to quote.)
+        self.out.push_str(&if upper || name == "grouping" {
             name.to_uppercase()
         } else {
             function_name(&name)

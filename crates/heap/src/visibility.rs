@@ -234,9 +234,12 @@ pub fn check_share(txn: &Transaction, h: &TupleHeader, me: Xid) -> Result<ShareC
 
 /// Whether a writer in `txn` may change a version inserted by `xmin`:
 /// one its snapshot sees, or (READ COMMITTED, following an update chain)
-/// one whose inserter committed since.
+/// one whose inserter committed since. Its own versions it may always
+/// write, even those its reads hide now (`Transaction::as_of_command`: a
+/// refused insert's version deleted again, a row inserted and then
+/// updated within one statement).
 pub fn may_write(txn: &Transaction, xmin: Xid) -> Result<bool, TxnError> {
-    if txn.sees(xmin)? {
+    if txn.is_mine(xmin) || txn.sees(xmin)? {
         return Ok(true);
     }
     Ok(txn.isolation() == Isolation::ReadCommitted

@@ -482,12 +482,21 @@ impl Conflict {
             // READ COMMITTED looks with a new snapshot (the conflicting row
             // may have committed after the statement's); REPEATABLE READ
             // cannot see it: 40001, as PostgreSQL.
-            let found = if txn.isolation() == folio_db::Isolation::ReadCommitted {
-                txn.with_latest_snapshot(|txn| relation.lookup(txn, index, &key))?
-            } else {
-                relation.lookup(txn, index, &key)?
+            let look = |txn: &mut Transaction| {
+                if txn.isolation() == folio_db::Isolation::ReadCommitted {
+                    txn.with_latest_snapshot(|txn| relation.lookup(txn, index, &key))
+                } else {
+                    relation.lookup(txn, index, &key)
+                }
             };
+            let found = look(txn)?;
             let Some((tid, old_stored)) = found.into_iter().next() else {
+                // A row another part of the statement inserted, which its
+                // reads do not see (`modifying_cte.rs`): PostgreSQL's
+                // lock finds it invisible to the statement's command.
+                if !txn.as_of_command(None, look)?.is_empty() {
+                    return Err(second_time());
+                }
                 if txn.isolation() != folio_db::Isolation::ReadCommitted {
                     break;
                 }
@@ -562,12 +571,29 @@ impl Conflict {
                     }
                     return Ok(Some(new));
                 }
+                // Changed by another part of the statement, whose writes
+                // its reads do not see (`modifying_cte.rs`): skipped, as
+                // PostgreSQL's update of a row its command updated.
+                Write::Gone if changed_by_statement(txn, relation, tid)? => return Ok(None),
                 // Changed meanwhile: start over from the insert.
                 Write::Gone | Write::Moved(_) => continue,
             }
         }
         Err(concurrent_update())
     }
+}
+
+/// Whether the version at `tid` was deleted or replaced by this
+/// transaction itself, in a write its reads hide now.
+fn changed_by_statement(
+    txn: &Transaction,
+    relation: &Relation,
+    tid: folio_db::Tid,
+) -> Result<bool, SqlError> {
+    let header = (relation.table.header(tid)).map_err(folio_catalog::CatalogError::from)?;
+    Ok(header
+        .and_then(|h| h.deleter())
+        .is_some_and(|xid| txn.is_mine(xid) && txn.hides(xid)))
 }
 
 /// 55000 if an index the clause arbitrates in `relation` (`arbiters`;

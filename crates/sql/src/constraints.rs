@@ -2175,13 +2175,18 @@ fn same_image(old: &Value, new: &Value) -> bool {
 
 /// Runs `f` with the snapshot a constraint check reads with: a new one
 /// under READ COMMITTED (rows committed since the statement began count),
-/// the transaction's under REPEATABLE READ.
+/// the transaction's under REPEATABLE READ; either way with every write
+/// of the transaction seen, even inside a statement whose parts read as
+/// of its start (`modifying_cte.rs`: PostgreSQL checks a key after the
+/// statement, with a later command id).
 fn in_statement_view<T>(txn: &mut Transaction, f: impl FnOnce(&mut Transaction) -> T) -> T {
-    if txn.isolation() == Isolation::ReadCommitted {
-        txn.with_latest_snapshot(f)
-    } else {
-        f(txn)
-    }
+    txn.as_of_command(None, |txn| {
+        if txn.isolation() == Isolation::ReadCommitted {
+            txn.with_latest_snapshot(f)
+        } else {
+            f(txn)
+        }
+    })
 }
 
 /// 23514: row `values` of partition `relation` lies outside its bound.

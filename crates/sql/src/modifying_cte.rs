@@ -8,28 +8,81 @@
 //! the snapshot the statement started with (PostgreSQL hides a
 //! statement's own writes from it by command ids).
 //!
-//! **Here.** folio-txn has no command ids, so a part of the statement that
-//! read a table a data-modifying CTE changes would see the change. The
-//! statement is therefore refused (0A000) when any other part of it reads
-//! or changes a table one of its data-modifying CTEs changes (the
-//! relations each part's plan uses, views expanded, the tables foreign
-//! keys check included); what remains, the usual case (`WITH moved AS
-//! (DELETE FROM queue ... RETURNING *) INSERT INTO done SELECT * FROM
-//! moved`), gives PostgreSQL's results, since no part can observe the
-//! order the parts run in. They run in the order written, the CTEs
-//! first, each CTE's RETURNING rows kept whole (a work table, as a
-//! recursive CTE's) for the parts after it that name it.
+//! **Here.** The statement runs in one command
+//! (`Transaction::begin_command`), and every part reads as of its start
+//! (`Transaction::as_of_command`), so no part sees another's changes (nor
+//! its own) in the tables: folio's stand-in for the one command id.
+//! PostgreSQL runs a CTE when a reader first asks it for a row and
+//! finishes the ones nobody read after the main statement; here the CTEs
+//! some part names run first, in the order written (each one's RETURNING
+//! rows kept whole, a work table as a recursive CTE's, for the parts
+//! after it that name it), then the main statement, then the CTEs nobody
+//! names. Where two parts change one row, the later one meets a version
+//! the earlier one replaced: an UPDATE or DELETE skips it (folio-heap's
+//! `WriteCheck::Gone`, PostgreSQL's "updated by the current command"), an
+//! `ON CONFLICT DO UPDATE` skips it too, and one meeting a row another
+//! part inserted is 21000 (`conflict.rs`); a second insert of one key is
+//! 23505. Which part comes first can still differ from PostgreSQL's
+//! interleaving where a main statement reads a CTE part way (its
+//! documentation calls the order unpredictable). Constraint checks
+//! (`constraints.rs` `in_statement_view`) and triggers read every write,
+//! as PostgreSQL's later command ids do.
+//!
+//! **Rules.** A data-modifying CTE's statement rewritten by rules must
+//! come out as exactly one statement (PostgreSQL's rewriter puts it back
+//! into the WITH): an unconditional single-action DO INSTEAD rule, whose
+//! action's RETURNING gives the CTE's rows. Anything else is 0A000
+//! (`rules.rs` `check_in_with`); so is a main statement whose rule action
+//! is `INSERT ... SELECT`, or that rules turn into several statements.
 
 use crate::context::Ctx;
 use crate::error::SqlError;
 use crate::from::ScopeTable;
 use crate::names;
+use crate::output::Output;
 use crate::recursive::{self, WorkTable};
+use crate::scalar::Env;
 use crate::statement::{self, Plan};
 use folio_db::Transaction;
 use folio_row::{SqlType, Value};
 use sqlparser::ast::{Query, SetExpr, Statement, TableAlias};
 use std::rc::Rc;
+
+/// What the statement being planned is to a statement with
+/// data-modifying CTEs, for the rules its target fires (`rules.rs`, the
+/// module's "Rules").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Part {
+    /// A data-modifying CTE's statement.
+    InWith,
+    /// The statement after the CTEs.
+    Main,
+}
+
+thread_local! {
+    /// The [`Part`] being planned, until the rules of its target take it
+    /// ([`take_part`]).
+    static PART: std::cell::Cell<Option<Part>> = const { std::cell::Cell::new(None) };
+}
+
+/// The [`Part`] the statement whose rules are applied now is, if it is
+/// one; taken, so the statements planned inside it are none.
+pub fn take_part() -> Option<Part> {
+    PART.with(|p| p.take())
+}
+
+/// Plans `statement` as `part`.
+fn plan_part(
+    cx: &Ctx<'_>,
+    txn: &Transaction,
+    statement: &Statement,
+    part: Part,
+) -> Result<Option<Plan>, SqlError> {
+    let kept = PART.with(|p| p.replace(Some(part)));
+    let planned = statement::plan(cx, txn, statement);
+    PART.with(|p| p.set(kept));
+    planned
+}
 
 /// A data-modifying CTE in scope while the parts after it are planned:
 /// its name, and the columns of its RETURNING rows.
@@ -41,6 +94,8 @@ pub struct Produced {
     returning: bool,
     names: Vec<String>,
     types: Vec<SqlType>,
+    /// Set when a part of the statement names it ([`reference`]).
+    named: std::cell::Cell<bool>,
 }
 
 impl Produced {
@@ -60,6 +115,7 @@ impl Produced {
             returning: true,
             names: columns.iter().map(|(n, _)| n.clone()).collect(),
             types: columns.iter().map(|(_, t)| *t).collect(),
+            named: Default::default(),
         }
     }
 }
@@ -84,24 +140,55 @@ impl Produced {
             returning: true,
             names,
             types: planned.types.clone(),
+            named: Default::default(),
         })
     }
 }
 
-/// A planned statement with data-modifying CTEs: the CTEs' changes, each
-/// with the work table its RETURNING rows fill, then the rest.
+/// A planned statement with data-modifying CTEs: the changes of the CTEs
+/// some part names, each with the work table its RETURNING rows fill, then
+/// the rest, then the changes of the CTEs nobody names (the module's
+/// "Here").
 pub struct Changes {
     pub first: Vec<(WorkTable, Plan)>,
     pub then: Plan,
+    pub last: Vec<Plan>,
 }
 
 impl Changes {
+    /// Runs the parts in order in one command, each reading as of its
+    /// start (the module's "Here"); the last part's output is the
+    /// statement's.
+    pub fn run(
+        &self,
+        cx: &Ctx<'_>,
+        txn: &mut Transaction,
+        env: &Env<'_>,
+    ) -> Result<Output, SqlError> {
+        let command = txn.begin_command()?;
+        let out = txn.as_of_command(Some(command), |txn| {
+            for (table, plan) in &self.first {
+                if let Output::Rows { rows, .. } = plan.run(cx, txn, env)? {
+                    table.set(rows);
+                }
+            }
+            let out = self.then.run(cx, txn, env)?;
+            for plan in &self.last {
+                plan.run(cx, txn, env)?;
+            }
+            Ok(out)
+        });
+        txn.end_command(command);
+        out
+    }
+
     /// Its parts' plans, in the order they run.
     pub fn plans(&self) -> impl Iterator<Item = &Plan> {
         self.first
             .iter()
             .map(|(_, p)| p)
             .chain(std::iter::once(&self.then))
+            .chain(self.last.iter())
     }
 }
 
@@ -142,9 +229,7 @@ pub fn plan(cx: &Ctx<'_>, txn: &Transaction, query: &Query) -> Result<Changes, S
     let depth = cx.produced.borrow().len();
     let planned = plan_in_scope(cx, txn, query);
     cx.produced.borrow_mut().truncate(depth);
-    let changes = planned?;
-    check_apart(&changes)?;
-    Ok(changes)
+    planned
 }
 
 fn plan_in_scope(cx: &Ctx<'_>, txn: &Transaction, query: &Query) -> Result<Changes, SqlError> {
@@ -153,7 +238,7 @@ fn plan_in_scope(cx: &Ctx<'_>, txn: &Transaction, query: &Query) -> Result<Chang
         true => crate::recursive_form::dependency_order(with.cte_tables.clone())?,
         false => with.cte_tables.clone(),
     };
-    let mut first = Vec::new();
+    let mut parts = Vec::new();
     let mut kept = Vec::new();
     for cte in &items {
         if !is_change(&cte.query) {
@@ -177,7 +262,7 @@ fn plan_in_scope(cx: &Ctx<'_>, txn: &Transaction, query: &Query) -> Result<Chang
             }),
             ..cte.query.as_ref().clone()
         };
-        let plan = statement::plan(cx, txn, &Statement::Query(Box::new(change)))?
+        let plan = plan_part(cx, txn, &Statement::Query(Box::new(change)), Part::InWith)?
             .expect("a row change is planned");
         let name = names::ident(&cte.alias.name);
         let shape = plan.returning_shape();
@@ -185,14 +270,16 @@ fn plan_in_scope(cx: &Ctx<'_>, txn: &Transaction, query: &Query) -> Result<Chang
         let (mut columns, types) = shape.unwrap_or_default();
         crate::from::rename_columns(&format!("WITH query \"{name}\""), &cte.alias, &mut columns)?;
         let table = WorkTable::default();
-        cx.produced.borrow_mut().push(Rc::new(Produced {
+        let produced = Rc::new(Produced {
             name,
             table: table.clone(),
             returning,
             names: columns,
             types,
-        }));
-        first.push((table, plan));
+            named: Default::default(),
+        });
+        cx.produced.borrow_mut().push(produced.clone());
+        parts.push((produced, table, plan));
     }
     let rest = Query {
         with: (!kept.is_empty()).then(|| sqlparser::ast::With {
@@ -201,34 +288,14 @@ fn plan_in_scope(cx: &Ctx<'_>, txn: &Transaction, query: &Query) -> Result<Chang
         }),
         ..query.clone()
     };
-    let then = statement::plan(cx, txn, &Statement::Query(Box::new(rest)))?
+    let then = plan_part(cx, txn, &Statement::Query(Box::new(rest)), Part::Main)?
         .expect("a query or a row change is planned");
-    Ok(Changes { first, then })
-}
-
-/// 0A000 when a part of the statement uses a table one of its
-/// data-modifying CTEs changes (the module's "Here").
-fn check_apart(changes: &Changes) -> Result<(), SqlError> {
-    let plans: Vec<&Plan> = changes.plans().collect();
-    for (i, (_, plan)) in changes.first.iter().enumerate() {
-        let Some(target) = plan.target() else {
-            continue;
-        };
-        let overlaps = plans.iter().enumerate().any(|(j, other)| {
-            j != i
-                && other
-                    .relations()
-                    .iter()
-                    .any(|r| r.def.oid == target.def.oid)
-        });
-        if overlaps {
-            return Err(SqlError::unsupported(format!(
-                "a statement whose other parts read or change table \"{}\", which a data-modifying WITH query changes (folio cannot yet hide a statement's own changes from it)",
-                target.def.name
-            )));
-        }
-    }
-    Ok(())
+    let (named, unnamed): (Vec<_>, Vec<_>) = parts.into_iter().partition(|(p, ..)| p.named.get());
+    Ok(Changes {
+        first: named.into_iter().map(|(_, t, plan)| (t, plan)).collect(),
+        then,
+        last: unnamed.into_iter().map(|(.., plan)| plan).collect(),
+    })
 }
 
 /// The FROM item `name [alias]` if it names a data-modifying CTE in
@@ -249,6 +316,7 @@ pub fn reference(
     let Some(produced) = found else {
         return Ok(None);
     };
+    produced.named.set(true);
     if !produced.returning {
         return Err(SqlError::new(
             "0A000",

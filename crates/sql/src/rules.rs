@@ -123,6 +123,8 @@ pub fn plan(
     txn: &Transaction,
     statement: &Statement,
 ) -> Result<Option<Fired>, SqlError> {
+    // (Taken first, so that no statement planned inside sees it.)
+    let part = crate::modifying_cte::take_part();
     let Some(target) = target(cx, txn, statement)? else {
         return Ok(None);
     };
@@ -145,7 +147,19 @@ pub fn plan(
             format!("infinite recursion detected in rules for relation \"{bare}\""),
         ));
     }
+    if part == Some(crate::modifying_cte::Part::InWith) {
+        check_in_with(&rules)?;
+    }
+    if part == Some(crate::modifying_cte::Part::Main) {
+        check_insert_select(&rules)?;
+    }
     let statements = rewrite(cx, txn, statement, &target, &rules)?;
+    if part == Some(crate::modifying_cte::Part::Main) && statements.len() > 1 {
+        return Err(SqlError::new(
+            "0A000",
+            "WITH cannot be used in a query that is rewritten by rules into multiple queries",
+        ));
+    }
     FIRING.with(|f| f.borrow_mut().push((target.oid, target.event)));
     let planned = (|| {
         let mut parts = Vec::new();
@@ -169,6 +183,52 @@ pub fn plan(
         parts: planned?,
         none: none.to_string(),
     }))
+}
+
+/// A data-modifying CTE's statement must come out of its `rules` as one
+/// statement, which takes the CTE's place (PostgreSQL's rewriter; README
+/// "WITH queries"): the original alone (no rule makes a statement), or
+/// the one action of an unconditional DO INSTEAD rule. 0A000 otherwise,
+/// naming the kind of rule, as PostgreSQL does.
+fn check_in_with(rules: &[RuleDef]) -> Result<(), SqlError> {
+    let original = !rules.iter().any(|r| r.instead && r.condition.is_none());
+    let actions: usize = rules.iter().map(|r| r.actions.len()).sum();
+    let refuse = |kind: &str| {
+        Err(SqlError::new(
+            "0A000",
+            format!("{kind} rules are not supported for data-modifying statements in WITH"),
+        ))
+    };
+    match usize::from(original) + actions {
+        0 => return refuse("DO INSTEAD NOTHING"),
+        1 => return Ok(()),
+        _ => {}
+    }
+    for rule in rules.iter().filter(|r| !r.actions.is_empty()) {
+        match (rule.instead, &rule.condition) {
+            (true, Some(_)) => return refuse("conditional DO INSTEAD"),
+            (false, _) => return refuse("DO ALSO"),
+            (true, None) => {}
+        }
+    }
+    refuse("multi-statement DO INSTEAD")
+}
+
+/// The main statement of one with data-modifying CTEs may not fire a rule
+/// whose action is `INSERT ... SELECT` (0A000, PostgreSQL's; an
+/// `INSERT ... VALUES` action is allowed).
+fn check_insert_select(rules: &[RuleDef]) -> Result<(), SqlError> {
+    for text in rules.iter().flat_map(|r| r.actions.iter()) {
+        if let Statement::Insert(insert) = crate::rule_statements::action(text)?
+            && (insert.source.as_ref()).is_some_and(|q| !matches!(*q.body, SetExpr::Values(_)))
+        {
+            return Err(SqlError::new(
+                "0A000",
+                "INSERT...SELECT rule actions are not supported for queries having data-modifying statements in WITH",
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// CREATE RULE's check that the actions of `rule` on `relation` bind:
@@ -376,6 +436,7 @@ pub fn check_action(
         }
     });
     found?;
+    check_with_items(action)?;
     if returning_of(action).is_some() {
         if !instead {
             return Err(SqlError::new(
@@ -393,6 +454,39 @@ pub fn check_action(
             return Err(SqlError::new(
                 "0A000",
                 "RETURNING lists are not supported in rules with multiple actions",
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// An action's own WITH queries may not name OLD or NEW (`old.c`,
+/// `old.*`; 0A000, OLD's refusal first, as PostgreSQL's): its WITH is
+/// not joined to the rule source.
+fn check_with_items(action: &Statement) -> Result<(), SqlError> {
+    let Statement::Query(query) = action else {
+        return Ok(());
+    };
+    let Some(with) = &query.with else {
+        return Ok(());
+    };
+    let text = (with.cte_tables.iter())
+        .map(|c| c.query.to_string())
+        .collect::<Vec<_>>()
+        .join(" ");
+    let tokens = crate::parse::plain_tokens(&text)?;
+    let names = |which: &str| {
+        tokens.windows(2).any(|w| {
+            matches!(&w[0].token, sqlparser::tokenizer::Token::Word(word)
+                if word.quote_style.is_none() && word.value.eq_ignore_ascii_case(which))
+                && w[1].token == sqlparser::tokenizer::Token::Period
+        })
+    };
+    for which in ["OLD", "NEW"] {
+        if names(which) {
+            return Err(SqlError::new(
+                "0A000",
+                format!("cannot refer to {which} within WITH query"),
             ));
         }
     }
@@ -417,8 +511,36 @@ fn reference(e: &Expr) -> Option<(&'static str, String)> {
     }
 }
 
-fn returning_of(statement: &Statement) -> Option<&Vec<SelectItem>> {
+/// The row change `statement` is, looking through a WITH around it
+/// (`WITH t AS (...) INSERT ...` is a query whose body is the change).
+fn change_of(statement: &Statement) -> &Statement {
     match statement {
+        Statement::Query(q) => match q.body.as_ref() {
+            SetExpr::Insert(inner) | SetExpr::Update(inner) | SetExpr::Delete(inner) => inner,
+            _ => statement,
+        },
+        _ => statement,
+    }
+}
+
+/// [`change_of`], to change.
+fn change_of_mut(statement: &mut Statement) -> &mut Statement {
+    let through = matches!(statement, Statement::Query(q)
+        if matches!(q.body.as_ref(), SetExpr::Insert(_) | SetExpr::Update(_) | SetExpr::Delete(_)));
+    if !through {
+        return statement;
+    }
+    let Statement::Query(q) = statement else {
+        unreachable!("checked above")
+    };
+    match q.body.as_mut() {
+        SetExpr::Insert(inner) | SetExpr::Update(inner) | SetExpr::Delete(inner) => inner,
+        _ => unreachable!("checked above"),
+    }
+}
+
+fn returning_of(statement: &Statement) -> Option<&Vec<SelectItem>> {
+    match change_of(statement) {
         Statement::Insert(i) => i.returning.as_ref(),
         Statement::Update { returning, .. } => returning.as_ref(),
         Statement::Delete(d) => d.returning.as_ref(),
@@ -427,7 +549,7 @@ fn returning_of(statement: &Statement) -> Option<&Vec<SelectItem>> {
 }
 
 fn returning_mut(statement: &mut Statement) -> Option<&mut Option<Vec<SelectItem>>> {
-    match statement {
+    match change_of_mut(statement) {
         Statement::Insert(i) => Some(&mut i.returning),
         Statement::Update { returning, .. } => Some(returning),
         Statement::Delete(d) => Some(&mut d.returning),
@@ -781,7 +903,7 @@ fn rewrite(
                 action = resolved;
             }
             expand_wildcards(&mut action, target);
-            if let Statement::Insert(insert) = &mut action {
+            if let Statement::Insert(insert) = change_of_mut(&mut action) {
                 fill_defaults(cx, txn, insert)?;
             }
             let refers = map_references(&mut action, target, &in_source)?;
@@ -792,7 +914,7 @@ fn rewrite(
             };
             // RETURNING: an unconditional INSTEAD rule's gives the
             // original's (PostgreSQL drops it when the original has none).
-            let action_copy = action.clone();
+            let action_copy = change_of(&action).clone();
             if let Some(returning) = returning_mut(&mut action)
                 && let Some(items) = returning.take()
                 && let Some(wanted) = &original_returning
@@ -899,7 +1021,7 @@ fn expand_wildcards(action: &mut Statement, target: &Target) {
     let column = |which: &str, c: &str| {
         Expr::CompoundIdentifier(vec![Ident::new(which), Ident::with_quote('"', c)])
     };
-    let query = match action {
+    let query = match change_of_mut(action) {
         Statement::Insert(insert) => insert.source.as_deref_mut(),
         Statement::Query(q) => Some(q.as_mut()),
         _ => None,
@@ -995,7 +1117,7 @@ fn fill_defaults(cx: &Ctx<'_>, txn: &Transaction, insert: &mut Insert) -> Result
 /// Whether `action` is a command of `event`'s kind.
 fn same_command(action: &Statement, event: u8) -> bool {
     matches!(
-        (action, event),
+        (change_of(action), event),
         (Statement::Insert(_), RULE_INSERT)
             | (Statement::Update { .. }, RULE_UPDATE)
             | (Statement::Delete(_), RULE_DELETE)
@@ -1014,7 +1136,7 @@ fn join(
             *selection = Some(and(selection.take(), c));
         }
     };
-    match action {
+    match change_of_mut(action) {
         Statement::Insert(Insert { source, .. }) => match source.as_deref_mut() {
             None => {}
             Some(query) => join_query(query, item, condition.clone())?,
@@ -1394,6 +1516,15 @@ impl Fired {
 
     pub fn plans(&self) -> impl Iterator<Item = &Plan> {
         self.parts.iter().map(|(p, _)| p)
+    }
+
+    /// The RETURNING rows' names and types when the rules left one
+    /// statement (a data-modifying CTE's: `check_in_with`), its.
+    pub(crate) fn returning_shape(&self) -> Option<(Vec<String>, Vec<folio_row::SqlType>)> {
+        match self.parts.as_slice() {
+            [(plan, _)] => plan.returning_shape(),
+            _ => None,
+        }
     }
 
     /// The result columns (the chosen part's).

@@ -506,14 +506,7 @@ impl Plan {
             Kind::Change(change) => change.run(cx, txn, env),
             Kind::Instead(instead) => instead.run(cx, txn, env),
             Kind::Rules(fired) => fired.run(cx, txn, env),
-            Kind::Changes(changes) => {
-                for (table, plan) in &changes.first {
-                    if let Output::Rows { rows, .. } = plan.run(cx, txn, env)? {
-                        table.set(rows);
-                    }
-                }
-                changes.then.run(cx, txn, env)
-            }
+            Kind::Changes(changes) => changes.run(cx, txn, env),
         }
     }
 
@@ -623,19 +616,12 @@ impl Plan {
         }
     }
 
-    /// The table it changes, if it is a row change.
-    pub(crate) fn target(&self) -> Option<&Arc<Relation>> {
-        match &self.what {
-            Kind::Change(change) => Some(change.target()),
-            _ => None,
-        }
-    }
-
     /// The names and types of the rows a row change's RETURNING gives.
     pub(crate) fn returning_shape(&self) -> Option<(Vec<String>, Vec<folio_row::SqlType>)> {
         match &self.what {
             Kind::Change(change) => change.returning_shape(),
             Kind::Instead(instead) => instead.returning_shape(),
+            Kind::Rules(fired) => fired.returning_shape(),
             _ => None,
         }
     }

@@ -568,6 +568,11 @@ impl Transaction {
     /// `command`: `None` runs `f` seeing every write of the transaction
     /// (a function called from inside such a read, which PostgreSQL runs
     /// with a new command id).
+    ///
+    /// Inside a read as of an earlier command (a statement with
+    /// data-modifying CTEs, all of whose parts read as of its start), a
+    /// later command's read keeps hiding everything since the earlier
+    /// one: PostgreSQL gives the whole statement one command id.
     pub fn as_of_command<T>(
         &mut self,
         command: Option<Command>,
@@ -577,9 +582,24 @@ impl Transaction {
         self.reading_with(hidden, f)
     }
 
+    /// Runs `f` with `hidden` hidden from its reads, or with what is
+    /// hidden now where that hides more: a read as of an earlier command
+    /// (`From`) hides a later command's writes and a statement's
+    /// triggers' (their frames open after it and are released into it).
     fn reading_with<T>(&mut self, hidden: Hidden, f: impl FnOnce(&mut Transaction) -> T) -> T {
         let kept = self.hidden;
-        self.hidden = hidden;
+        self.hidden = match (kept, hidden) {
+            (Hidden::From(outer), Hidden::From(inner)) if outer <= inner => kept,
+            (Hidden::From(_), Hidden::Triggered(_)) => kept,
+            _ => hidden,
+        };
+        let out = f(self);
+        self.hidden = kept;
+        out
+    }
+
+    fn reading_with_nothing_hidden<T>(&mut self, f: impl FnOnce(&mut Transaction) -> T) -> T {
+        let kept = std::mem::replace(&mut self.hidden, Hidden::Nothing);
         let out = f(self);
         self.hidden = kept;
         out
@@ -642,7 +662,9 @@ impl Transaction {
         }
         let at = self.frames.len() - 1;
         self.frames[at].xid = shared;
-        let out = trigger(self);
+        // A trigger reads every write made before it (PostgreSQL runs it
+        // with a later command id), whatever the statement's reads hide.
+        let out = self.reading_with_nothing_hidden(trigger);
         if self.frames.get(at).is_some_and(|f| f.name == TRIGGER_FRAME) {
             let written: Vec<Xid> = self.frames[at..].iter().flat_map(Frame::xids).collect();
             if let Some(t) = self.triggered.as_mut().and_then(|t| t.get_mut(entry)) {

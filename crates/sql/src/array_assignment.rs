@@ -435,6 +435,10 @@ pub(crate) fn fit(
             Scalar::Const(v) => Scalar::Const(types::cast(v, ty)?),
             s => Scalar::Cast(Box::new(s), ty),
         },
+        // A record (`ROW(9, 10)`) at a subscript of an array of a
+        // composite type becomes one, field by field, as it does when it
+        // is a whole column's value.
+        SqlType::Record if matches!(ty, SqlType::Composite(_)) => Scalar::Cast(Box::new(value), ty),
         t => return Err(refused(column, ty, t)),
     })
 }

@@ -407,7 +407,10 @@ impl Constraints {
                     if out.defaults.is_empty() {
                         out.defaults = vec![None; def.columns.len()];
                     }
-                    let parsed = parse::expression(expr)?;
+                    // (Its calls of SQL functions expanded, as a
+                    // statement's are.)
+                    let mut parsed = parse::expression(expr)?;
+                    crate::sql_functions::expand_expr(cx, txn, &mut parsed)?;
                     let mut named = Vec::new();
                     crate::sequences::names_in(&parsed, &mut named)?;
                     out.defaults_look_up |= crate::lookups::needed(&parsed);

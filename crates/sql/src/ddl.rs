@@ -895,13 +895,17 @@ pub(crate) fn default_text(
         return Ok(expr.to_string());
     }
     let none: &[(String, SqlType)] = &[];
-    let bound = scalar::bind(expr, none)?;
+    // Bound with its calls of SQL functions expanded (the text kept is
+    // the calls, as written).
+    let mut expanded = expr.clone();
+    crate::sql_functions::expand_expr(cx, txn, &mut expanded)?;
+    let bound = scalar::bind(&expanded, none)?;
     let from = crate::assignment::known_type(&bound, none);
     crate::assignment::check_as(from, (column, ty), Some(expr), "default expression")?;
     // A default that calls a sequence function is not run now (it would
     // use a value); its sequences must exist.
     let mut named = Vec::new();
-    match !sequences::names_in(expr, &mut named)? {
+    match !sequences::names_in(&expanded, &mut named)? {
         true => {
             // A quoted literal is read as the column's type now; another
             // value out of its range (`int2 default 100000`) is the
@@ -1837,9 +1841,10 @@ fn add_column(
             true => None,
             false => Some(sequences::Calls::resolve(cx, txn, &named)?),
         };
+        // (A default may call a PL/pgSQL function per row: `Env::of`.)
         let env = Env {
             sequences: calls.as_ref(),
-            ..Env::at(cx.now())
+            ..Env::of(cx)
         };
         // The value each row gets: the default's, or the generation
         // expression's over the row.
@@ -1853,8 +1858,10 @@ fn add_column(
             for (tid, old) in relation.scan(txn)? {
                 txn.check_interrupt()?;
                 let mut values = old.clone();
-                let value = types::assign(fill.eval(&old, &env)?, relation.types[position])?;
-                values[position] = constraints.fit_domain(position, value, &env)?;
+                values[position] = crate::plpgsql::row_calls::lend(txn, &env, |env| {
+                    let value = types::assign(fill.eval(&old, env)?, relation.types[position])?;
+                    constraints.fit_domain(position, value, env)
+                })?;
                 if !rewrite {
                     // Every row holds NULL: one judged is all judged.
                     break;

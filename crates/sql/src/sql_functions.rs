@@ -1028,6 +1028,20 @@ pub fn expand_query(cx: &Ctx<'_>, txn: &Transaction, query: &mut Query) -> Resul
     }
 }
 
+/// [`expand_statement`] of an expression outside a statement (a column's
+/// stored default, bound for the row changes that take it).
+pub fn expand_expr(cx: &Ctx<'_>, txn: &Transaction, expr: &mut Expr) -> Result<(), SqlError> {
+    if in_scope().is_empty() {
+        return Ok(());
+    }
+    let mut expand = Expand::new(cx, txn);
+    let _ = expr.visit(&mut expand);
+    match expand.error {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
 /// Replaces calls of SQL functions, innermost first.
 struct Expand<'a, 'b> {
     cx: &'a Ctx<'b>,

@@ -501,6 +501,12 @@ impl SystemRelation {
                 ("attcompression", InternalChar),
                 ("attstattarget", Int4),
                 ("attacl", TEXT_ARRAY),
+                ("attoptions", TEXT_ARRAY),
+                ("attfdwoptions", TEXT_ARRAY),
+                // (PostgreSQL's is anyarray: the value rows written before
+                // an ADD COLUMN read. folio writes it into every row, so
+                // no column has one: README "ALTER TABLE ... ADD COLUMN".)
+                ("attmissingval", TEXT_ARRAY),
             ],
             SystemRelation::Type => &[
                 ("oid", Oid),
@@ -2367,6 +2373,9 @@ fn attribute_row(
         text(ty.map_or("p", |t| t.6)),
         text(""),
         Value::Int4(-1),
+        Value::Null,
+        Value::Null,
+        Value::Null,
         Value::Null,
     ]
 }

@@ -102,6 +102,13 @@ pub fn column_type(ty: &DataType) -> Result<SqlType, SqlError> {
             SqlType::Interval(interval_typmod(fields.map(interval_fields), *precision)?)
         }
         DataType::Custom(name, modifiers) if modifiers.is_empty() => named_type(name)?,
+        // A type that takes a modifier, named as a user type would be
+        // (`bpchar(5)`, `"varchar"(3)`, `"timestamptz"(2)`): the modifier
+        // means what it means in the keyword's form.
+        DataType::Custom(name, modifiers) => match keyword_form(named_type(name)?, modifiers) {
+            Some(keyword) => column_type(&keyword)?,
+            None => return Err(SqlError::unsupported(format!("type {ty}"))),
+        },
         DataType::Array(
             ast::ArrayElemTypeDef::SquareBracket(element, _)
             | ast::ArrayElemTypeDef::AngleBracket(element),
@@ -117,6 +124,37 @@ pub fn column_type(ty: &DataType) -> Result<SqlType, SqlError> {
             })?
         }
         other => return Err(SqlError::unsupported(format!("type {other}"))),
+    })
+}
+
+/// The keyword form of built-in type `base` named with `modifiers`
+/// (`bpchar(5)` is `char(5)`), if it takes them.
+fn keyword_form(base: SqlType, modifiers: &[String]) -> Option<DataType> {
+    let numbers = (modifiers.iter())
+        .map(|m| m.trim().parse::<u64>().ok())
+        .collect::<Option<Vec<u64>>>()?;
+    let length = |n: u64| {
+        Some(CharacterLength::IntegerLength {
+            length: n,
+            unit: None,
+        })
+    };
+    Some(match (base, numbers.as_slice()) {
+        (SqlType::Char(0), &[n]) => DataType::Char(length(n)),
+        (SqlType::Varchar(None), &[n]) => DataType::Varchar(length(n)),
+        (SqlType::Bit(_), &[n]) => DataType::Bit(Some(n)),
+        (SqlType::VarBit(_), &[n]) => DataType::VarBit(Some(n)),
+        (SqlType::Numeric(None), &[p]) => DataType::Numeric(ExactNumberInfo::Precision(p)),
+        (SqlType::Numeric(None), &[p, s]) => {
+            DataType::Numeric(ExactNumberInfo::PrecisionAndScale(p, s as i64))
+        }
+        (SqlType::Timestamp(None), &[p]) => DataType::Timestamp(Some(p), TimezoneInfo::None),
+        (SqlType::TimestampTz(None), &[p]) => {
+            DataType::Timestamp(Some(p), TimezoneInfo::WithTimeZone)
+        }
+        (SqlType::Time(None), &[p]) => DataType::Time(Some(p), TimezoneInfo::None),
+        (SqlType::TimeTz(None), &[p]) => DataType::Time(Some(p), TimezoneInfo::WithTimeZone),
+        _ => return None,
     })
 }
 

@@ -1579,11 +1579,15 @@ impl<'a, 'c> Runner<'a, 'c> {
             let (shape, _) = self.whole_record(name)?;
             Some(shape.iter().map(|(field, _)| field.clone()).collect())
         });
+        let mut per_run = super::record_json::rewrite(&mut bound, |name| {
+            let (shape, values) = self.whole_record(name)?;
+            values?;
+            Some(shape.iter().map(|(field, _)| field.clone()).collect())
+        });
         let mut params: Vec<Value> = Vec::new();
         let mut names = Vec::new();
         let mut types = Vec::new();
         let mut error = None;
-        let mut per_run = false;
         // What each parameter reads (`Runner::datum`); none for a whole
         // record's fields, which are never shared.
         let mut datums: Vec<Option<(usize, Option<String>)>> = Vec::new();

@@ -35,6 +35,7 @@ pub mod exec;
 pub mod extra_checks;
 pub mod parse;
 pub mod plan_cache;
+pub mod record_json;
 pub mod record_stars;
 pub mod row_calls;
 pub mod scalar_targets;

@@ -584,7 +584,9 @@ pub fn bind_call<C: Columns + ?Sized>(
     }
     if let Kind::OrderedSet(_) = kind {
         // Its forms all take a WITHIN GROUP.
-        return Err(no_such_call(&name, &list.args, source));
+        return Err(crate::ordered_set::without_within_group(
+            &name, &list.args, source,
+        ));
     }
     let distinct = matches!(list.duplicate_treatment, Some(DuplicateTreatment::Distinct));
     let mut delimiter = None;

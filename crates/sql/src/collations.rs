@@ -145,6 +145,17 @@ pub fn explicit(expr: &Expr) -> Result<Option<String>, SqlError> {
     })
 }
 
+/// The explicit collation of `exprs` taken together, as the arguments
+/// of one operator (42P21 when two differ): a hypothetical-set
+/// aggregate's direct argument and its WITHIN GROUP key.
+pub fn common(exprs: &[&Expr]) -> Result<Option<String>, SqlError> {
+    let mut found = None;
+    for e in exprs {
+        found = combine(found, explicit(e)?)?;
+    }
+    Ok(found)
+}
+
 /// Two arguments' explicit collations combined: 42P21 when they differ.
 fn combine(a: Option<String>, b: Option<String>) -> Result<Option<String>, SqlError> {
     match (a, b) {

@@ -8,7 +8,8 @@
 //! they read group keys only (`ordered_set::bind_direct`, the rule of all
 //! ordered-set aggregates). Each direct argument and its key take their
 //! common type (`set_types::common`: `WITHIN GROUP types text and integer
-//! cannot be matched`). No row is skipped for a NULL: a NULL sorts where
+//! cannot be matched`), and their explicit collations must agree (42P21).
+//! No row is skipped for a NULL: a NULL sorts where
 //! its key's NULLS FIRST/LAST puts it, in the hypothetical row too.
 //!
 //! The keys are the call's ORDER BY, so `aggregate.rs` keeps a group's
@@ -25,14 +26,14 @@
 //! Without WITHIN GROUP the names are the window functions'
 //! (`window.rs`).
 
-use crate::aggregate::{Call, Kind, contains_aggregate};
+use crate::aggregate::{Call, Kind};
 use crate::error::SqlError;
 use crate::names;
 use crate::plan::SortKey;
 use crate::scalar::{self, Columns, Scalar};
 use crate::set_types::{self, Input};
 use folio_row::{SqlType, Value};
-use sqlparser::ast::{Expr, Function, FunctionArg, FunctionArgExpr, FunctionArguments};
+use sqlparser::ast::Function;
 use std::cmp::Ordering;
 
 /// A hypothetical-set aggregate.
@@ -91,26 +92,7 @@ pub fn bind<G: Columns + ?Sized, C: Columns + ?Sized>(
     keys: usize,
     source: &C,
 ) -> Result<Call, SqlError> {
-    let FunctionArguments::List(list) = &f.args else {
-        return Err(SqlError::unsupported(format!("{f}")));
-    };
-    if list.duplicate_treatment.is_some() || !list.clauses.is_empty() {
-        return Err(SqlError::unsupported(format!("{f}")));
-    }
-    let direct_exprs = (list.args.iter())
-        .map(|a| match a {
-            FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) => Ok(e),
-            other => Err(SqlError::unsupported(format!("the argument {other}"))),
-        })
-        .collect::<Result<Vec<&Expr>, _>>()?;
-    if direct_exprs.iter().any(|e| contains_aggregate(e))
-        || f.within_group.iter().any(|o| contains_aggregate(&o.expr))
-    {
-        return Err(SqlError::new(
-            "42803",
-            "aggregate function calls cannot be nested",
-        ));
-    }
+    let direct_exprs = crate::ordered_set::direct_arguments(f)?;
     let direct = crate::ordered_set::bind_direct(&direct_exprs, grouped, keys)?;
     let ordered = (f.within_group.iter())
         .map(|o| scalar::bind(&o.expr, source))
@@ -138,6 +120,7 @@ pub fn bind<G: Columns + ?Sized, C: Columns + ?Sized>(
     let mut hypothetical = Vec::with_capacity(direct.len());
     let pairs = ordered.into_iter().zip(direct).zip(&f.within_group);
     for (i, ((key, value), item)) in pairs.enumerate() {
+        crate::collations::common(&[direct_exprs[i], &item.expr])?;
         let (key_type, value_type) = (key.ty_in(source), value.ty_in(grouped));
         let ty = set_types::common(
             "WITHIN GROUP",

@@ -157,8 +157,8 @@ pub struct Changes {
 
 impl Changes {
     /// Runs the parts in order in one command, each reading as of its
-    /// start (the module's "Here"); the last part's output is the
-    /// statement's.
+    /// start (the module's "Here"); the main statement's output (`then`)
+    /// is the statement's.
     pub fn run(
         &self,
         cx: &Ctx<'_>,

@@ -106,14 +106,7 @@ pub fn within_group_refused<C: Columns + ?Sized>(
     source: &C,
 ) -> SqlError {
     let name = kind.name();
-    let mut args = match &f.args {
-        FunctionArguments::List(list) => list.args.clone(),
-        _ => Vec::new(),
-    };
-    args.extend(
-        (f.within_group.iter())
-            .map(|o| FunctionArg::Unnamed(FunctionArgExpr::Expr(o.expr.clone()))),
-    );
+    let args = all_arguments(f);
     let exprs = args
         .iter()
         .filter(|a| !matches!(a, FunctionArg::Unnamed(FunctionArgExpr::Wildcard)))
@@ -139,32 +132,10 @@ pub fn bind<G: Columns + ?Sized, C: Columns + ?Sized>(
     source: &C,
 ) -> Result<Call, SqlError> {
     let name = which.name();
-    let FunctionArguments::List(list) = &f.args else {
-        return Err(SqlError::unsupported(format!("{f}")));
-    };
-    if list.duplicate_treatment.is_some() || !list.clauses.is_empty() {
-        return Err(SqlError::unsupported(format!("{f}")));
-    }
-    let direct_exprs = (list.args.iter())
-        .map(|a| match a {
-            FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) => Ok(e),
-            other => Err(SqlError::unsupported(format!("the argument {other}"))),
-        })
-        .collect::<Result<Vec<&Expr>, _>>()?;
-    let nested = || SqlError::new("42803", "aggregate function calls cannot be nested");
-    if direct_exprs.iter().any(|e| contains_aggregate(e))
-        || f.within_group.iter().any(|o| contains_aggregate(&o.expr))
-    {
-        return Err(nested());
-    }
+    let direct_exprs = direct_arguments(f)?;
     if direct_exprs.len() != which.direct_count() || f.within_group.len() != 1 {
         // (Its arguments' types over the rows, grouped or not.)
-        let mut args = list.args.clone();
-        args.extend(
-            (f.within_group.iter())
-                .map(|o| FunctionArg::Unnamed(FunctionArgExpr::Expr(o.expr.clone()))),
-        );
-        return Err(crate::aggregate::no_such_call(name, &args, source));
+        return Err(crate::aggregate::no_such_call(name, &all_arguments(f), source));
     }
     let direct = bind_direct(&direct_exprs, grouped, keys)?;
     let ordered = (f.within_group.iter())
@@ -209,6 +180,73 @@ pub fn bind<G: Columns + ?Sized, C: Columns + ?Sized>(
         direct,
         user: None,
     })
+}
+
+/// PostgreSQL's error for a call of an ordered-set or hypothetical-set
+/// aggregate's name `name` with `args` and no WITHIN GROUP (with OVER or
+/// not): 42809 when the arguments would fit a form (the direct ones and
+/// the ordered one of an ordered-set aggregate; any number of a
+/// hypothetical-set one, `rank(1)`), else 42883 naming their types, or
+/// an argument's own error. The one owner of that rule.
+pub fn without_within_group<C: Columns + ?Sized>(
+    name: &str,
+    args: &[FunctionArg],
+    source: &C,
+) -> SqlError {
+    let err = crate::aggregate::no_such_call(name, args, source);
+    let fits = match OrderedSet::of(name) {
+        Some(which) => args.len() == which.direct_count() + 1,
+        None => !args.is_empty() && crate::hypothetical::Hypothetical::of(name).is_some(),
+    };
+    match err.code == "42883" && fits {
+        true => SqlError::new(
+            "42809",
+            format!("WITHIN GROUP is required for ordered-set aggregate {name}"),
+        ),
+        false => err,
+    }
+}
+
+/// The arguments of a WITHIN GROUP call `f` as PostgreSQL looks the
+/// function up: the direct ones, then the WITHIN GROUP's keys.
+fn all_arguments(f: &sqlparser::ast::Function) -> Vec<FunctionArg> {
+    let mut args = match &f.args {
+        FunctionArguments::List(list) => list.args.clone(),
+        _ => Vec::new(),
+    };
+    args.extend(
+        (f.within_group.iter())
+            .map(|o| FunctionArg::Unnamed(FunctionArgExpr::Expr(o.expr.clone()))),
+    );
+    args
+}
+
+/// The direct arguments of a WITHIN GROUP call `f` (ordered-set or
+/// hypothetical-set): plain expressions, no DISTINCT or other clause, and
+/// no aggregate in them or in the WITHIN GROUP's keys (42803). The one
+/// owner of that rule (`hypothetical.rs` calls it too).
+pub fn direct_arguments(f: &sqlparser::ast::Function) -> Result<Vec<&Expr>, SqlError> {
+    let FunctionArguments::List(list) = &f.args else {
+        return Err(SqlError::unsupported(format!("{f}")));
+    };
+    if list.duplicate_treatment.is_some() || !list.clauses.is_empty() {
+        return Err(SqlError::unsupported(format!("{f}")));
+    }
+    let exprs = (list.args.iter())
+        .map(|a| match a {
+            FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) => Ok(e),
+            other => Err(SqlError::unsupported(format!("the argument {other}"))),
+        })
+        .collect::<Result<Vec<&Expr>, _>>()?;
+    if exprs.iter().any(|e| contains_aggregate(e))
+        || f.within_group.iter().any(|o| contains_aggregate(&o.expr))
+    {
+        return Err(SqlError::new(
+            "42803",
+            "aggregate function calls cannot be nested",
+        ));
+    }
+    Ok(exprs)
 }
 
 /// An ordered-set call's direct arguments `exprs` bound over the

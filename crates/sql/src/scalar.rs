@@ -1622,6 +1622,9 @@ fn function<C: Columns + ?Sized>(
                 "{name}() here (a set-returning function runs in FROM or in a select list)"
             )));
         }
+        None if crate::window::is_window_name(&name) => {
+            return Err(crate::window::without_over(&name, &list.args, columns));
+        }
         _ => return Err(no_such_function(&written(&f.name), &args, columns)),
     };
     if let Some(bits) = crate::bit_functions::bind_call(func, &args, columns) {

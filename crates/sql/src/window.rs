@@ -162,6 +162,20 @@ pub fn is_window_name(name: &str) -> bool {
     Kind::of(name).is_some()
 }
 
+/// PostgreSQL's error for a call of the window function `name` (see
+/// [`is_window_name`]) with `args` and no OVER: 42809 when a form takes
+/// them, else as [`crate::ordered_set::without_within_group`] says
+/// (`rank(1)` is the hypothetical-set aggregate's).
+pub fn without_over<C: Columns + ?Sized>(name: &str, args: &[FunctionArg], source: &C) -> SqlError {
+    match Kind::of(name).is_some_and(|kind| kind.takes(args.len())) {
+        true => SqlError::new(
+            "42809",
+            format!("window function {name} requires an OVER clause"),
+        ),
+        false => crate::ordered_set::without_within_group(name, args, source),
+    }
+}
+
 /// The error for a window call where none is allowed (WHERE, GROUP BY,
 /// function arguments outside a select list).
 pub fn not_allowed() -> SqlError {
@@ -290,6 +304,15 @@ impl<'a, C: Columns + ?Sized> WindowBinder<'a, C> {
 
     fn call(&self, f: &Function, over: &WindowType) -> Result<Scalar, SqlError> {
         let name = names::function(&f.name);
+        if crate::ordered_set::OrderedSet::of(&name).is_some() && f.within_group.is_empty() {
+            let args = match &f.args {
+                FunctionArguments::List(list) => list.args.as_slice(),
+                _ => &[],
+            };
+            return Err(crate::ordered_set::without_within_group(
+                &name, args, self.inner,
+            ));
+        }
         if crate::ordered_set::OrderedSet::of(&name).is_some()
             || crate::hypothetical::of_call(f).is_some()
         {
@@ -337,7 +360,7 @@ impl<'a, C: Columns + ?Sized> WindowBinder<'a, C> {
                     || exprs.len() != list.args.len()
                     || !kind.takes(exprs.len())
                 {
-                    return Err(crate::aggregate::no_such_call(
+                    return Err(crate::ordered_set::without_within_group(
                         &name, &list.args, self.inner,
                     ));
                 }

@@ -84,6 +84,7 @@ pub fn create(
                 format!("\"{}\" is not partitioned", bare(&parent.name)),
             ));
         };
+        persistence_matches(&name, &parent.name)?;
         let bound = check_bound(cx, &tree, bare(&name), &of.bound)?;
         default_rows_outside(cx, txn, &parent, &tree, &bound)?;
         let (columns, constraints) = columns_of(&parent, &of.elements)?;
@@ -160,6 +161,24 @@ pub fn create(
         attach_def(cx, txn, notices, &parent, &name, &bound)?;
     }
     Ok(made)
+}
+
+/// A partition created as `name` under the table `parent` must be as
+/// temporary as it: PostgreSQL's 42809 either way.
+fn persistence_matches(name: &str, parent: &str) -> Result<(), SqlError> {
+    let temporary = |name: &str| folio_catalog::split_temp_name(name).is_some();
+    let (this, other) = match (temporary(name), temporary(parent)) {
+        (true, false) => ("temporary", "permanent"),
+        (false, true) => ("permanent", "temporary"),
+        _ => return Ok(()),
+    };
+    Err(SqlError::new(
+        "42809",
+        format!(
+            "cannot create a {this} relation as partition of {other} relation \"{}\"",
+            bare(parent)
+        ),
+    ))
 }
 
 /// The parent's columns as a partition's column list (types, NOT NULL,

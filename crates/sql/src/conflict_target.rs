@@ -165,6 +165,55 @@ pub fn encode(tokens: &mut Vec<TokenWithSpan>, text: &Text<'_>) {
     }
 }
 
+/// `statement` (a stored statement's text, as folio prints a parsed
+/// one) with each encoded inference clause written back as the clause
+/// it encodes, `ON CONFLICT(elements) [WHERE predicate]`: what
+/// `pg_get_ruledef` shows of a rule action, and what runs again when
+/// that text is run.
+pub fn written(statement: &str) -> String {
+    let needle = format!("ON CONSTRAINT \"{MARKER}\"");
+    let Some(at) = statement.find(&needle) else {
+        return statement.to_string();
+    };
+    let mut rest = &statement[at + needle.len()..];
+    let mut parts = Vec::new();
+    while let Some(quoted) = rest.strip_prefix(".\"") {
+        let Some((part, after)) = unquoted(quoted) else {
+            return statement.to_string();
+        };
+        parts.push(part);
+        rest = after;
+    }
+    let (elements, predicate) = match parts.iter().position(|p| p == WHERE) {
+        Some(at) => (&parts[..at], parts.get(at + 1)),
+        None => (&parts[..], None),
+    };
+    let mut out = format!("{}({})", statement[..at].trim_end(), elements.join(", "));
+    if let Some(predicate) = predicate {
+        out.push_str(&format!(" WHERE {predicate}"));
+    }
+    out.push_str(&written(rest));
+    out
+}
+
+/// The quoted identifier `text` begins with (after its opening quote,
+/// `""` for a quote) and the text after its closing quote.
+fn unquoted(text: &str) -> Option<(String, &str)> {
+    let mut value = String::new();
+    let mut chars = text.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        if c != '"' {
+            value.push(c);
+        } else if let Some((_, '"')) = chars.peek() {
+            value.push('"');
+            chars.next();
+        } else {
+            return Some((value, &text[i + 1..]));
+        }
+    }
+    None
+}
+
 /// Whether `token` is the unquoted keyword `keyword`.
 fn is_keyword(token: &TokenWithSpan, keyword: Keyword) -> bool {
     crate::parse::keyword(&token.token) == Some(keyword)

@@ -435,7 +435,9 @@ fn view_return_rule(stored: &str, oid: u64, named: &Named) -> Result<(), SqlErro
 pub fn rewrite_row(rule: &RuleDef) -> Vec<folio_row::Value> {
     use folio_row::Value;
     let text = |s: &str| Value::Text(s.into());
-    let actions: Vec<String> = rule.actions.iter().map(|a| format!("{a};")).collect();
+    let actions: Vec<String> = (rule.actions.iter())
+        .map(|a| format!("{};", crate::conflict_target::written(a)))
+        .collect();
     let actions = match actions.is_empty() {
         true => "<>".to_string(),
         false => actions.join(" "),
@@ -481,7 +483,10 @@ pub fn definition(rule: &RuleDef, relation: &str, pretty: bool) -> String {
         true => " DO INSTEAD",
         false => " DO",
     });
-    match rule.actions.as_slice() {
+    let actions: Vec<String> = (rule.actions.iter())
+        .map(|a| crate::conflict_target::written(a))
+        .collect();
+    match actions.as_slice() {
         [] => out.push_str(" NOTHING;"),
         [one] => out.push_str(&format!("  {one};")),
         many => {

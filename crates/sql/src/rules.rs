@@ -1164,8 +1164,12 @@ fn join(
 }
 
 /// A query of an action joined with the rule source: a VALUES list
-/// becomes `SELECT row FROM source [WHERE c] UNION ALL ...`, a SELECT
-/// takes the source as a FROM item.
+/// becomes `SELECT v.* FROM source, LATERAL (SELECT row UNION ALL ...)
+/// AS v(column1, ...) [WHERE c]` (so each source row gives all the list's
+/// rows in turn, as PostgreSQL's rewriter joins its VALUES range table
+/// entry after the source; a LATERAL VALUES list reading an outer column
+/// folio refuses, `subquery::correlated`), a SELECT takes the source as
+/// a FROM item.
 fn join_query(
     query: &mut Query,
     item: &TableWithJoins,
@@ -1173,16 +1177,21 @@ fn join_query(
 ) -> Result<(), SqlError> {
     match query.body.as_mut() {
         SetExpr::Values(values) => {
-            let mut text = String::new();
-            for row in &values.rows {
-                if !text.is_empty() {
-                    text.push_str(" UNION ALL ");
-                }
-                let row: Vec<String> = row.iter().map(|e| e.to_string()).collect();
-                text.push_str(&format!("SELECT {} FROM {item}", row.join(", ")));
-                if let Some(c) = &condition {
-                    text.push_str(&format!(" WHERE {c}"));
-                }
+            let rows: Vec<String> = (values.rows.iter())
+                .map(|row| {
+                    let row: Vec<String> = row.iter().map(|e| e.to_string()).collect();
+                    format!("SELECT {}", row.join(", "))
+                })
+                .collect();
+            let width = values.rows.first().map_or(0, Vec::len);
+            let names: Vec<String> = (1..=width).map(|i| format!("column{i}")).collect();
+            let mut text = format!(
+                "SELECT \"*values*\".* FROM {item}, LATERAL ({}) AS \"*values*\"({})",
+                rows.join(" UNION ALL "),
+                names.join(", ")
+            );
+            if let Some(c) = &condition {
+                text.push_str(&format!(" WHERE {c}"));
             }
             *query.body = *parse_query(&text)?.body;
             Ok(())

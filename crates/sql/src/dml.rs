@@ -426,6 +426,13 @@ pub fn plan_insert_into(
         .transpose()?
         .flatten()
         .or_else(|| insert.source.as_deref().and_then(sublink_row_as_select));
+    // (A VALUES list's widths first, as PostgreSQL's transformInsertStmt:
+    // before any value's type.)
+    if let Some(SetExpr::Values(values)) =
+        (selected.as_ref().or(insert.source.as_deref())).map(|q| q.body.as_ref())
+    {
+        crate::query::same_widths(values)?;
+    }
     let source = match selected.as_ref().or(insert.source.as_deref()) {
         // DEFAULT VALUES: one row of defaults.
         None if !listed => Source::Values(vec![Vec::new()]),
@@ -436,6 +443,7 @@ pub fn plan_insert_into(
                     .rows
                     .iter()
                     .map(|row| {
+                        arity(row.len(), targets.len(), listed)?;
                         row.iter()
                             .enumerate()
                             .map(|(i, e)| match (targets.get(i), subscripts.at(i)) {
@@ -623,6 +631,24 @@ fn sublink_row_as_select(source: &Query) -> Option<Query> {
         true => crate::project_set::row_as_select(source),
         false => None,
     }
+}
+
+/// PostgreSQL's 42601 for an INSERT row of `width` values into `targets`
+/// columns: more values than columns, or fewer than a column list
+/// (`listed`) names. The one owner of that rule (VALUES rows when
+/// planned, other sources' rows when run).
+fn arity(width: usize, targets: usize, listed: bool) -> Result<(), SqlError> {
+    if width > targets {
+        return Err(SqlError::syntax(
+            "INSERT has more expressions than target columns",
+        ));
+    }
+    if width < targets && listed {
+        return Err(SqlError::syntax(
+            "INSERT has more target columns than expressions",
+        ));
+    }
+    Ok(())
 }
 
 /// Whether `e` is the keyword `DEFAULT` (in VALUES or SET).
@@ -1498,16 +1524,7 @@ impl Change {
                     // record per page (as COPY's batches).
                     let mut batch = Vec::new();
                     for row in rows {
-                        if row.len() > targets.len() {
-                            return Err(SqlError::syntax(
-                                "INSERT has more expressions than target columns",
-                            ));
-                        }
-                        if row.len() < targets.len() && *listed {
-                            return Err(SqlError::syntax(
-                                "INSERT has more target columns than expressions",
-                            ));
-                        }
+                        arity(row.len(), targets.len(), *listed)?;
                         let mut row = row;
                         subscripts.apply(&mut row, targets, env)?;
                         let kept: Vec<usize>;

@@ -852,6 +852,15 @@ fn set_result(
 /// resolved over all of them at once (`set_types::common`, as
 /// PostgreSQL's VALUES), and their `UNION ALL` built as a balanced tree so
 /// a long list stays shallow.
+/// PostgreSQL's 42601 for a VALUES list whose rows differ in width.
+pub fn same_widths(values: &sqlparser::ast::Values) -> Result<(), SqlError> {
+    let width = values.rows.first().map_or(0, Vec::len);
+    if values.rows.iter().any(|r| r.len() != width) {
+        return Err(SqlError::syntax("VALUES lists must all be the same length"));
+    }
+    Ok(())
+}
+
 fn plan_values(
     cx: &Ctx<'_>,
     txn: &Transaction,
@@ -863,10 +872,8 @@ fn plan_values(
     for e in values.rows.iter().flatten() {
         crate::project_set::refuse(e, "VALUES")?;
     }
+    same_widths(values)?;
     let width = values.rows.first().map_or(0, Vec::len);
-    if values.rows.iter().any(|r| r.len() != width) {
-        return Err(SqlError::syntax("VALUES lists must all be the same length"));
-    }
     if values.rows.is_empty() {
         return Err(SqlError::syntax("VALUES needs at least one row"));
     }

@@ -1575,8 +1575,10 @@ impl<'a, 'c> Runner<'a, 'c> {
         if self.var_index(&["tg_argv".to_string()]).is_some() {
             let _ = bound.visit(&mut ArgvFromZero);
         }
+        // (A composite-typed variable's, an argument's too, as a row's.)
         super::record_stars::expand(&mut bound, |name| {
-            let (shape, _) = self.whole_record(name)?;
+            let var = self.resolved(self.var_index(name)?);
+            let shape = var.kind.fields()?.unwrap_or(&[]);
             Some(shape.iter().map(|(field, _)| field.clone()).collect())
         });
         let mut per_run = super::record_json::rewrite(&mut bound, |name| {

@@ -135,3 +135,24 @@ pub fn quoted_rest(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) -> Opti
         }
     }
 }
+
+/// PostgreSQL's longest identifier in bytes (`NAMEDATALEN - 1`).
+pub const MAX_IDENTIFIER_BYTES: usize = 63;
+
+/// Cuts every identifier among `tokens` longer than
+/// [`MAX_IDENTIFIER_BYTES`] to that length (at a character boundary), as
+/// PostgreSQL's lexer does, so two names alike in their first 63 bytes
+/// are one name. (PostgreSQL's NOTICE 42622 saying so is not given.)
+pub fn truncate_identifiers(tokens: &mut [sqlparser::tokenizer::TokenWithSpan]) {
+    for t in tokens {
+        if let sqlparser::tokenizer::Token::Word(w) = &mut t.token
+            && w.value.len() > MAX_IDENTIFIER_BYTES
+        {
+            let mut end = MAX_IDENTIFIER_BYTES;
+            while !w.value.is_char_boundary(end) {
+                end -= 1;
+            }
+            w.value.truncate(end);
+        }
+    }
+}

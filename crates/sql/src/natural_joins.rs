@@ -54,7 +54,7 @@ pub(crate) fn write_out(
             return;
         };
         *constraint = match common.is_empty() {
-            true => JoinConstraint::On(Expr::value(sqlparser::ast::Value::Boolean(true))),
+            true => JoinConstraint::On(no_common_columns()),
             false => JoinConstraint::Using(
                 (common.iter())
                     .map(|c| ObjectName(vec![ObjectNamePart::Identifier(crate::names::written(c))]))
@@ -104,4 +104,12 @@ fn each_join(query: &mut Query, f: &mut dyn FnMut(&mut Join)) {
         }
     }
     let _ = query.visit(&mut Joins(f));
+}
+
+/// The condition an outer NATURAL join with no column in common is
+/// stored with: `((true))`, which `view_layout` prints as PostgreSQL's
+/// `ON TRUE` (a join written `ON true` prints as `ON true`).
+pub fn no_common_columns() -> Expr {
+    let nested = |e: Expr| Expr::Nested(Box::new(e));
+    nested(nested(Expr::value(sqlparser::ast::Value::Boolean(true))))
 }

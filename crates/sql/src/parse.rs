@@ -392,6 +392,7 @@ pub fn statements(sql: &str) -> Result<Vec<Parsed>, SqlError> {
     crate::numeric_junk::check(&all, &text)?;
     crate::string_literals::read(&mut all, &text)?;
     dollar_quotes_as_strings(&mut all);
+    crate::names::truncate_identifiers(&mut all);
     let mut out = Vec::new();
     for (mut spanned, terminator) in position::split(&all) {
         crate::stack::check_tokens(&spanned)?;

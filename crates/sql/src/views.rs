@@ -118,8 +118,15 @@ pub fn create(
             not_null: false,
         });
     }
-    let reads_temp = (planned.relations().iter())
-        .any(|r| folio_catalog::split_temp_name(&r.def.name).is_some())
+    let mut reads_temp_sequence = false;
+    planned.each_leaf(&mut |leaf| {
+        if let crate::from::Source::Sequence { def, .. } = leaf {
+            reads_temp_sequence |= folio_catalog::split_temp_name(&def.name).is_some();
+        }
+    });
+    let reads_temp = reads_temp_sequence
+        || (planned.relations().iter())
+            .any(|r| folio_catalog::split_temp_name(&r.def.name).is_some())
         || (used.iter()).any(|u| folio_catalog::split_temp_name(&u.view.def.name).is_some());
     let name = match reads_temp && folio_catalog::split_temp_name(&name).is_none() {
         true => made_temporary(cx, notices, &name, qualified)?,
@@ -395,19 +402,24 @@ pub fn dependents(
             }
         }
     }
-    // Readers first: a view goes once no other left reads it.
-    let mut ordered = Vec::with_capacity(found.len());
-    while !found.is_empty() {
-        let next = (0..found.len())
+    Ok(readers_first(found))
+}
+
+/// `views` in an order each can be dropped in: a view goes once no other
+/// left reads it.
+fn readers_first(mut views: Vec<ViewDef>) -> Vec<ViewDef> {
+    let mut ordered = Vec::with_capacity(views.len());
+    while !views.is_empty() {
+        let next = (0..views.len())
             .find(|&i| {
-                !found
+                !views
                     .iter()
-                    .any(|other| other.depends_on.contains(&found[i].oid))
+                    .any(|other| other.depends_on.contains(&views[i].oid))
             })
             .unwrap_or(0);
-        ordered.push(found.remove(next));
+        ordered.push(views.remove(next));
     }
-    Ok(ordered)
+    ordered
 }
 
 /// Refuses (2BP01, PostgreSQL's message) or, with `cascade`, drops the
@@ -497,7 +509,9 @@ pub fn drop(
         .map(|v| ("view", v.name.clone(), v.oid))
         .collect();
     drop_dependents(db, txn, notices, &dropping, cascade)?;
-    for view in &views {
+    // (Views of the list that read others of it go before them: `DROP
+    // VIEW v1, v2` where v2 reads v1, and DROP SCHEMA's members.)
+    for view in &readers_first(views) {
         db.catalog().drop_view(txn, &view.name)?;
     }
     Ok(Output::command("DROP VIEW"))

@@ -120,9 +120,31 @@ impl Printer<'_> {
                         .push_str(&cast_literal(literal, ty, self.form.pretty));
                     return;
                 }
+                // An ARRAY[...] cast to an array type: parse analysis
+                // casts its elements instead (`ARRAY['a'::text]`).
+                if let (Expr::Array(array), SqlType::Array(element)) = (inner.as_ref(), ty) {
+                    self.out.push_str("ARRAY[");
+                    for (i, e) in array.elem.iter().enumerate() {
+                        if i > 0 {
+                            self.out.push_str(", ");
+                        }
+                        self.coerced(e, *element);
+                    }
+                    self.out.push(']');
+                    return;
+                }
+                // (A sublink is no simple node: its own parentheses in the
+                // pretty form too.)
+                let sublink = self.form.pretty && matches!(inner.as_ref(), Expr::Subquery(_));
+                if sublink {
+                    self.out.push('(');
+                }
                 self.own_open();
                 self.expr(inner, Parent::Tight);
                 self.own_close();
+                if sublink {
+                    self.out.push(')');
+                }
                 self.out.push_str("::");
                 self.out.push_str(&crate::catalog_functions::type_name(
                     ty.oid() as i64,
@@ -268,7 +290,7 @@ impl Printer<'_> {
                 self.expr(e, Parent::Tight);
                 self.out.push_str(" IN (");
                 let indent = self.indent;
-                self.query(subquery, indent, None);
+                self.query_named(subquery, indent, false);
                 self.out.push_str("))");
             }
             Expr::Exists { subquery, negated } => {
@@ -281,13 +303,13 @@ impl Printer<'_> {
                 }
                 self.out.push_str("(EXISTS (");
                 let indent = self.indent;
-                self.query(subquery, indent, None);
+                self.query_named(subquery, indent, false);
                 self.out.push_str("))");
             }
             Expr::Subquery(q) => {
                 self.out.push('(');
                 let indent = self.indent;
-                self.query(q, indent, None);
+                self.query_named(q, indent, false);
                 self.out.push(')');
             }
             Expr::IsNull(e) => self.test(e, " IS NULL", parent),
@@ -519,6 +541,9 @@ impl Printer<'_> {
             self.out.push_str(&text);
             return;
         }
+        if !f.within_group.is_empty() {
+            return self.ordered_set_call(f, &name);
+        }
         // (GROUPING is a keyword, not a function name to quote.)
         self.out.push_str(&if upper || name == "grouping" {
             name.to_uppercase()
@@ -630,7 +655,7 @@ impl Printer<'_> {
 
 /// The literal a cast applies to, if it is one (a minus before a number
 /// is part of it, as in PostgreSQL's grammar).
-fn constant_of(e: &Expr) -> Option<Literal<'_>> {
+pub(super) fn constant_of(e: &Expr) -> Option<Literal<'_>> {
     use sqlparser::ast::Value as V;
     match e {
         Expr::Value(v) => match &v.value {

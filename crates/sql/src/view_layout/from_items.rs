@@ -72,6 +72,9 @@ impl Printer<'_> {
                         .push_str(&format!(" USING ({})", common.join(", "))),
                 }
             }
+            Some(JoinConstraint::On(on)) if *on == crate::natural_joins::no_common_columns() => {
+                self.out.push_str(" ON TRUE")
+            }
             Some(JoinConstraint::On(on)) => {
                 self.out.push_str(" ON ");
                 if paren {
@@ -176,7 +179,7 @@ impl Printer<'_> {
                 }
                 self.out.push('(');
                 let indent = self.indent;
-                self.query(subquery, indent, None);
+                self.query_named(subquery, indent, true);
                 self.out.push(')');
                 if let Some(alias) = alias {
                     let original = ident(&alias.name);

@@ -34,6 +34,8 @@ mod scope;
 
 use crate::types;
 mod from_items;
+mod group_by;
+mod ordered_set;
 mod windows;
 
 use exprs::{Parent, figure_name};
@@ -98,6 +100,7 @@ pub fn definition(text: &str, columns: &[String], relations: &dyn Relations, for
         levels: Vec::new(),
         ctes: Vec::new(),
         natural: Default::default(),
+        col_names_visible: true,
     };
     printer.query(&query, 0, Some(columns));
     printer.out.push(';');
@@ -120,6 +123,7 @@ pub fn natural_columns(
         levels: Vec::new(),
         ctes: Vec::new(),
         natural: Default::default(),
+        col_names_visible: true,
     };
     printer.query(query, 0, Some(columns));
     printer.natural.take()
@@ -145,6 +149,9 @@ struct Merged {
     name: String,
     printed: String,
     ty: Option<SqlType>,
+    /// The level's items the join merges it from (their own columns of
+    /// the name are hidden under `*`).
+    covers: std::ops::Range<usize>,
 }
 
 /// The names one query level's FROM clause brings.
@@ -166,6 +173,10 @@ struct Printer<'a> {
     /// Each NATURAL join printed so far (of this printer and its
     /// fragments' printers): the join's address and its common columns.
     natural: std::rc::Rc<std::cell::RefCell<NaturalJoins>>,
+    /// PostgreSQL's `colNamesVisible`: whether the query being printed
+    /// shows its output names (a view's, a FROM subquery's, a CTE's: an
+    /// expression without one is `AS "?column?"`) or not (a sublink's).
+    col_names_visible: bool,
 }
 
 /// NATURAL joins by address, with their common columns.
@@ -341,7 +352,7 @@ impl Printer<'_> {
             self.out.push('(');
             self.keyword("", 0, 0, 0);
             let indent = self.indent;
-            self.query(&cte.query, indent, None);
+            self.query_named(&cte.query, indent, true);
             self.keyword("", 0, 0, 0);
             self.out.push(')');
             if let Ok(Some(clauses)) = crate::search_cycle::of(cte) {
@@ -402,6 +413,7 @@ impl Printer<'_> {
             levels: self.levels.clone(),
             ctes: self.ctes.clone(),
             natural: self.natural.clone(),
+            col_names_visible: self.col_names_visible,
         }
     }
 
@@ -469,7 +481,10 @@ impl Printer<'_> {
                     self.out.push('(');
                 }
                 self.keyword("", sub, 0, 0);
+                // (The right side's names are the left's: not shown.)
+                let outer = std::mem::replace(&mut self.col_names_visible, false);
                 self.leaf(right, names);
+                self.col_names_visible = outer;
                 self.indent -= sub;
                 if paren {
                     self.keyword(")", 0, 0, 0);
@@ -522,6 +537,14 @@ impl Printer<'_> {
         }
     }
 
+    /// `query` at `start` with its output names shown or not
+    /// (`col_names_visible`).
+    fn query_named(&mut self, query: &Query, start: i32, visible: bool) {
+        let outer = std::mem::replace(&mut self.col_names_visible, visible);
+        self.query(query, start, None);
+        self.col_names_visible = outer;
+    }
+
     /// `get_basic_select_query` (the scope of its FROM is pushed).
     fn select(&mut self, select: &Select, names: Option<&[String]>) {
         self.indent += INDENT_STD;
@@ -547,17 +570,7 @@ impl Printer<'_> {
             self.keyword(" WHERE ", -INDENT_STD, INDENT_STD, 1);
             self.expr(selection, Parent::Free);
         }
-        if let GroupByExpr::Expressions(exprs, _) = &select.group_by
-            && !exprs.is_empty()
-        {
-            self.keyword(" GROUP BY ", -INDENT_STD, INDENT_STD, 1);
-            for (i, e) in exprs.iter().enumerate() {
-                if i > 0 {
-                    self.out.push_str(", ");
-                }
-                self.group_key(e, select);
-            }
-        }
+        self.group_by_clause(select);
         if let Some(having) = &select.having {
             self.keyword(" HAVING ", -INDENT_STD, INDENT_STD, 0);
             self.expr(having, Parent::Free);
@@ -597,27 +610,34 @@ impl Printer<'_> {
 
     /// The columns `*` (or `q.*`) stands for at the innermost level: a
     /// qualifier (none for a merged column of a FULL join) and a name.
+    /// Each join's merged columns come before its inputs' (an outer
+    /// join's before an inner one's), and hide the inputs' columns of
+    /// their names; items outside the join keep theirs.
     fn star(&self, qualifier: Option<&str>) -> Vec<(Option<String>, String)> {
         let Some(level) = self.levels.last() else {
             return Vec::new();
         };
         let mut out = Vec::new();
-        if qualifier.is_none() {
-            for m in &level.merged {
-                let (q, n) = match m.printed.rsplit_once('.') {
-                    Some((q, n)) => (Some(q.to_string()), n.to_string()),
-                    None => (None, m.printed.clone()),
-                };
-                let _ = n;
-                out.push((q, m.name.clone()));
+        for (at, item) in level.items.iter().enumerate() {
+            if qualifier.is_none() {
+                let mut starting: Vec<&Merged> = level
+                    .merged
+                    .iter()
+                    .filter(|m| m.covers.start == at)
+                    .collect();
+                starting.sort_by_key(|m| std::cmp::Reverse(m.covers.end));
+                for m in starting {
+                    let q = m.printed.rsplit_once('.').map(|(q, _)| q.to_string());
+                    out.push((q, m.name.clone()));
+                }
             }
-        }
-        for item in &level.items {
             if qualifier.is_some_and(|q| q != item.original) {
                 continue;
             }
             for (name, _) in item.columns.iter().flatten() {
-                if qualifier.is_none() && level.merged.iter().any(|m| &m.name == name) {
+                if qualifier.is_none()
+                    && (level.merged.iter()).any(|m| &m.name == name && m.covers.contains(&at))
+                {
                     continue;
                 }
                 out.push((Some(item.refname.clone()), name.clone()));
@@ -650,7 +670,8 @@ impl Printer<'_> {
 
     /// One select item's expression; the column's name when it is a
     /// column reference (the label it needs no AS for), else
-    /// `?column?`.
+    /// `?column?` where output names are not shown (none where they are:
+    /// every other expression has its AS).
     fn select_item(&mut self, expr: &Expr) -> Option<String> {
         match expr {
             Expr::Identifier(_) | Expr::CompoundIdentifier(_) => {
@@ -665,7 +686,7 @@ impl Printer<'_> {
             Expr::Nested(inner) => self.select_item(inner),
             _ => {
                 self.top_expr(expr);
-                Some("?column?".to_string())
+                (!self.col_names_visible).then(|| "?column?".to_string())
             }
         }
     }
@@ -735,19 +756,6 @@ impl Printer<'_> {
                 }
             }
         }
-    }
-
-    fn group_key(&mut self, key: &Expr, select: &Select) {
-        if let Expr::Value(v) = key
-            && let sqlparser::ast::Value::Number(n, _) = &v.value
-            && let Some((expr, _)) = n
-                .parse::<usize>()
-                .ok()
-                .and_then(|n| self.items(select).get(n.wrapping_sub(1)).cloned())
-        {
-            return self.sort_group_expr(&expr);
-        }
-        self.sort_group_expr(key)
     }
 }
 

@@ -69,10 +69,19 @@ impl Printer<'_> {
                 (_, None, Some(r)) => r,
                 (_, None, None) => (quote(&name), None),
             };
-            level.merged.retain(|m| m.name != name);
-            level.merged.push(Merged { name, printed, ty });
+            // (A merged column of the inputs with the name is this one
+            // now; another join's of the level keeps its own.)
+            level
+                .merged
+                .retain(|m| m.name != name || m.covers.start < left_start);
+            let covers = left_start..level.items.len();
+            level.merged.push(Merged {
+                name,
+                printed,
+                ty,
+                covers,
+            });
         }
-        let _ = merged_start;
     }
 
     pub(super) fn scope_factor(&self, factor: &TableFactor, level: &mut Level) {

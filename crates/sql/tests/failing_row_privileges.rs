@@ -20,7 +20,7 @@ fn detail(s: &mut Session, sql: &str) -> Option<String> {
 fn a_failing_row_shows_what_the_role_may_read() {
     let (_dir, _path, db) = common::fresh();
     let mut admin = Session::new(db.clone());
-    ok(&mut admin, "create role u");
+    ok(&mut admin, "create role u login");
     ok(
         &mut admin,
         "create table s (a text, b text not null check (b <> 'zz'), secret text)",
@@ -87,7 +87,7 @@ fn a_failing_row_shows_what_the_role_may_read() {
 fn a_partitioned_table_asks_its_own_privileges() {
     let (_dir, _path, db) = common::fresh();
     let mut admin = Session::new(db.clone());
-    ok(&mut admin, "create role u");
+    ok(&mut admin, "create role u login");
     ok(
         &mut admin,
         "create table e (a text, b text not null, c text, secret1 text, secret2 text) \

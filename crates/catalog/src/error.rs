@@ -20,6 +20,9 @@ pub enum CatalogError {
         column: String,
         /// The row as PostgreSQL's DETAIL prints it (`1, null, a`).
         row: String,
+        /// Its values' texts (`null` for NULL), in the columns' order:
+        /// what the SQL layer shows a role that may not read them all.
+        values: Vec<String>,
     },
     /// An index key of a type without a btree order (PostgreSQL's 42704).
     #[error("data type {0} has no default operator class for access method \"btree\"")]
@@ -344,6 +347,15 @@ impl CatalogError {
             CatalogError::Duplicate { table, .. }
             | CatalogError::Duplicated { table, .. }
             | CatalogError::NotNull { table, .. } => Some(table),
+            _ => None,
+        }
+    }
+
+    /// The failing row's values' texts, in the columns' order, of an
+    /// error whose DETAIL prints the row.
+    pub fn failing_row(&self) -> Option<&[String]> {
+        match self {
+            CatalogError::NotNull { values, .. } => Some(values),
             _ => None,
         }
     }

@@ -554,10 +554,12 @@ impl Relation {
         let left_null = (self.def.columns.iter().zip(&values))
             .find(|(column, v)| column.not_null && **v == Value::Null);
         if let Some((column, _)) = left_null {
+            let texts = value_texts(&values);
             return Err(CatalogError::NotNull {
                 table: self.def.name.clone(),
                 column: column.name.clone(),
-                row: row_text(&values),
+                row: texts.join(", "),
+                values: texts,
             });
         }
         Ok(values)
@@ -709,7 +711,7 @@ impl Relation {
                 format!(
                     "Key ({})=({}) already exists.",
                     self.column_names(ri),
-                    row_text(&values)
+                    value_texts(&values).join(", ")
                 )
             });
         CatalogError::Duplicate {
@@ -1031,7 +1033,7 @@ impl Relation {
             format!(
                 "Key ({})=({}) is duplicated.",
                 self.column_names(ri),
-                row_text(&values)
+                value_texts(&values).join(", ")
             )
         });
         CatalogError::Duplicated {
@@ -1120,9 +1122,8 @@ fn decoded_keys(
 }
 
 /// Values as PostgreSQL's DETAIL lines print them (`null` for NULL).
-fn row_text(values: &[Value]) -> String {
+fn value_texts(values: &[Value]) -> Vec<String> {
     (values.iter())
         .map(|v| v.to_text().unwrap_or_else(|| "null".into()))
-        .collect::<Vec<_>>()
-        .join(", ")
+        .collect()
 }

@@ -1591,7 +1591,8 @@ impl Constraints {
                     ),
                 )
                 .with_detail(format!("Failing row contains ({}).", row_text(&values)?))
-                .with_constraint(&relation.def.name, &check.name));
+                .with_constraint(&relation.def.name, &check.name)
+                .with_failing_row(value_texts(&values)));
             }
         }
         self.judge_view_checks(&values, env)?;
@@ -2214,11 +2215,14 @@ fn column_names(relation: &Relation, columns: &[usize]) -> String {
 
 /// Values as PostgreSQL's DETAIL lines print them (`null` for NULL).
 pub(crate) fn row_text(values: &[Value]) -> Result<String, SqlError> {
-    Ok(values
-        .iter()
-        .map(|v| Ok(types::text_output(v).unwrap_or_else(|| "null".into())))
-        .collect::<Result<Vec<_>, SqlError>>()?
-        .join(", "))
+    Ok(value_texts(values).join(", "))
+}
+
+/// `values`' texts as a failing row's DETAIL prints them.
+fn value_texts(values: &[Value]) -> Vec<String> {
+    (values.iter())
+        .map(|v| types::text_output(v).unwrap_or_else(|| "null".into()))
+        .collect()
 }
 
 /// `row`'s values at columns `from`, each as the type of the matching

@@ -728,7 +728,7 @@ pub fn plan_update(
             }
             Ok(changes)
         })?;
-        let descendants = crate::inheritance::tree::descendants(cx, txn, &relation.def)?;
+        let descendants = crate::inheritance::tree::reached(cx, txn, &relation.def)?;
         privileges::as_parent(cx, noted, &relation.def, name, &descendants);
         let constraints = Constraints::bind(cx, txn, &relation)?;
         return Ok(Change::Parts(Box::new(Parts {
@@ -902,7 +902,7 @@ pub fn plan_delete(cx: &Ctx<'_>, txn: &Transaction, delete: &Delete) -> Result<C
             }
             Ok(changes)
         })?;
-        let descendants = crate::inheritance::tree::descendants(cx, txn, &relation.def)?;
+        let descendants = crate::inheritance::tree::reached(cx, txn, &relation.def)?;
         privileges::as_parent(cx, noted, &relation.def, name, &descendants);
         let constraints = Constraints::bind(cx, txn, &relation)?;
         return Ok(Change::Parts(Box::new(Parts {

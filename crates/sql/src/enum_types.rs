@@ -47,6 +47,7 @@ pub fn drop(
     let catalog = cx.db.catalog();
     for name in names {
         let name = names::relation(name)?;
+        crate::type_privileges::check_owner(cx, txn, &name)?;
         // DROP TYPE of a domain is DROP DOMAIN (PostgreSQL's too).
         if catalog.domain_type(txn, &name)?.is_some() {
             let object = ObjectName::from(vec![sqlparser::ast::Ident::new(name.clone())]);

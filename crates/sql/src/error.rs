@@ -42,6 +42,10 @@ pub struct Subject {
     pub table: String,
     pub column: Option<String>,
     pub constraint: Option<String>,
+    /// The failing row's values' texts (`null` for NULL), in the
+    /// table's columns' order, of an error whose DETAIL prints the row
+    /// (`failing_row.rs` shows it as the role may see it).
+    pub row: Option<Vec<String>>,
 }
 
 impl SqlError {
@@ -79,7 +83,17 @@ impl SqlError {
             table: table.to_string(),
             column: None,
             constraint: Some(constraint.to_string()),
+            row: None,
         }));
+        self
+    }
+
+    /// The failing row its DETAIL prints (set after the subject:
+    /// [`Subject::row`]).
+    pub fn with_failing_row(mut self, values: Vec<String>) -> SqlError {
+        if let Some(subject) = self.subject.as_mut() {
+            subject.row = Some(values);
+        }
         self
     }
 
@@ -222,6 +236,7 @@ impl From<CatalogError> for SqlError {
                 table: table.to_string(),
                 column: e.column().map(str::to_string),
                 constraint: e.constraint().map(str::to_string),
+                row: e.failing_row().map(<[String]>::to_vec),
             })
         });
         SqlError {

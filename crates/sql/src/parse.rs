@@ -42,6 +42,10 @@ pub enum Parsed {
     /// ALL FUNCTIONS | PROCEDURES | ROUTINES IN SCHEMA ...` (sqlparser
     /// reads one function alone).
     RoutineGrant(crate::routine_privileges::RoutineGrant),
+    /// `REVOKE GRANT OPTION FOR privileges ON ...` of a relation or a
+    /// schema (sqlparser reads no GRANT OPTION FOR): the REVOKE without
+    /// the three words.
+    RevokeGrantOption(Box<Statement>),
     /// `SET CONSTRAINTS ...` (sqlparser has none).
     SetConstraints(crate::deferred::SetConstraints),
     /// `ALTER SEQUENCE` (sqlparser has none).
@@ -610,6 +614,14 @@ pub fn statements(sql: &str) -> Result<Vec<Parsed>, SqlError> {
                     .any(|t| keyword(&t.token) == Some(Keyword::ON)) =>
             {
                 Parsed::RoleGrant(role_grant(&plain(&spanned))?)
+            }
+            Some(Keyword::REVOKE)
+                if word_at(&spanned, 1, "grant")
+                    && word_at(&spanned, 2, "option")
+                    && word_at(&spanned, 3, "for") =>
+            {
+                spanned.drain(1..4);
+                Parsed::RevokeGrantOption(Box::new(parse_one(spanned, &place)?))
             }
             Some(Keyword::ALTER) if second.and_then(keyword) == Some(Keyword::GROUP) => {
                 Parsed::RoleGrant(alter_group(&plain(&spanned[2..]))?)
@@ -1217,6 +1229,11 @@ fn routine_kind(after_on: &[Token]) -> Option<(&'static str, bool)> {
         ("function", _) => Some(("function", false)),
         ("procedure", _) => Some(("procedure", false)),
         ("routine", _) => Some(("routine", false)),
+        // (Not a table named `type`: `GRANT SELECT ON type TO r`.)
+        ("type" | "domain", next) if next != "to" && next != "from" => match word(0).as_str() {
+            "type" => Some(("type", false)),
+            _ => Some(("domain", false)),
+        },
         ("all", "functions") => Some(("function", true)),
         ("all", "procedures") => Some(("procedure", true)),
         ("all", "routines") => Some(("routine", true)),
@@ -1257,7 +1274,13 @@ fn routine_grant(tokens: &[Token]) -> Result<crate::routine_privileges::RoutineG
     c.expect_keyword(Keyword::ON)?;
     let (kind, all) = routine_kind(&tokens[c.at..]).ok_or_else(|| near(c.peek()))?;
     c.at += if all { 2 } else { 1 };
-    let routines = if all {
+    let routines = if kind == "type" || kind == "domain" {
+        let mut names = vec![c.name()?];
+        while c.take(&Token::Comma) {
+            names.push(c.name()?);
+        }
+        Routines::Types(names)
+    } else if all {
         c.expect_keyword(Keyword::IN)?;
         c.expect_keyword(Keyword::SCHEMA)?;
         let mut schemas = vec![c.name()?];
@@ -1303,13 +1326,15 @@ fn routine_grant(tokens: &[Token]) -> Result<crate::routine_privileges::RoutineG
             "GRANTED BY in a GRANT or REVOKE on routines",
         ));
     }
-    if !grant && !c.take_keyword(Keyword::CASCADE) {
+    let cascade = !grant && c.take_keyword(Keyword::CASCADE);
+    if !grant && !cascade {
         c.take_keyword(Keyword::RESTRICT);
     }
     c.end()?;
     Ok(RoutineGrant {
         grant,
         grant_option,
+        cascade,
         privileges,
         kind,
         routines,

@@ -1113,30 +1113,8 @@ pub fn check_utility(
             .relation_oid(txn, &name)?
             .map(|(oid, _)| (oid, name)))
     };
-    // CREATE on the schema the relation goes in (the resolver has
-    // qualified an unqualified name by the search path): PostgreSQL 15
-    // grants it on public to no one but its owner, on a user schema to
-    // its owner (postgres here: `schemas.rs`); a temporary relation
-    // needs TEMP, which PUBLIC has.
-    let in_public = |name: &sqlparser::ast::ObjectName, temporary: bool| -> Result<(), SqlError> {
-        let name = crate::names::relation(name)?;
-        if temporary || folio_catalog::split_temp_name(&name).is_some() {
-            return Ok(());
-        }
-        let (schema, _) = folio_catalog::split_schema(&name);
-        let oid = match schema {
-            "public" => Some(PUBLIC_SCHEMA),
-            _ => cx.db.catalog().schema(txn, schema)?.map(|s| s.oid),
-        };
-        let may = match oid {
-            // (No such schema: the CREATE's own 3F000 follows.)
-            None => true,
-            Some(oid) => allowed(cx.db, cx.role, oid, ObjectKind::Schema, CREATE)?,
-        };
-        if may {
-            return Ok(());
-        }
-        Err(denied("schema", schema))
+    let in_public = |name: &sqlparser::ast::ObjectName, temporary: bool| {
+        check_create_in_schema(cx, txn, name, temporary)
     };
     match statement {
         Statement::CreateTable(create) => in_public(&create.name, create.temporary)?,
@@ -1146,6 +1124,8 @@ pub fn check_utility(
         Statement::CreateSequence {
             name, temporary, ..
         } => in_public(name, *temporary)?,
+        Statement::CreateType { name, .. } => in_public(name, false)?,
+        Statement::CreateFunction(create) => in_public(&create.name, false)?,
         Statement::Drop {
             object_type, names, ..
         } => {
@@ -1189,7 +1169,43 @@ pub fn check_utility(
         }
         _ => {}
     }
-    Ok(())
+    crate::type_privileges::check_statement(cx, statement)
+}
+
+/// 42501 `permission denied for schema s` unless the session's role
+/// may CREATE in the schema object `name` goes in (the resolver has
+/// qualified an unqualified name by the search path): PostgreSQL 15
+/// grants it on public to no one but its owner, on a user schema to its
+/// owner (postgres here: `schemas.rs`); a temporary relation
+/// (`temporary`) needs TEMP, which PUBLIC has. Asked by CREATE TABLE,
+/// VIEW, SEQUENCE, TYPE, DOMAIN, FUNCTION, PROCEDURE and AGGREGATE.
+pub fn check_create_in_schema(
+    cx: &Ctx<'_>,
+    txn: &Transaction,
+    name: &sqlparser::ast::ObjectName,
+    temporary: bool,
+) -> Result<(), SqlError> {
+    if cx.role.oid == SUPERUSER_OID {
+        return Ok(());
+    }
+    let name = crate::names::relation(name)?;
+    if temporary || folio_catalog::split_temp_name(&name).is_some() {
+        return Ok(());
+    }
+    let (schema, _) = folio_catalog::split_schema(&name);
+    let oid = match schema {
+        "public" => Some(PUBLIC_SCHEMA),
+        _ => cx.db.catalog().schema(txn, schema)?.map(|s| s.oid),
+    };
+    let may = match oid {
+        // (No such schema: the CREATE's own 3F000 follows.)
+        None => true,
+        Some(oid) => allowed(cx.db, cx.role, oid, ObjectKind::Schema, CREATE)?,
+    };
+    if may {
+        return Ok(());
+    }
+    Err(denied("schema", schema))
 }
 
 /// A GRANT or REVOKE of `privileges` on some relations to (from) some
@@ -1199,7 +1215,12 @@ pub struct Change<'a> {
     pub grant: bool,
     pub privileges: Bits,
     pub grantees: &'a [u32],
+    /// A GRANT's WITH GRANT OPTION; a REVOKE's GRANT OPTION FOR (the
+    /// grant options alone are taken).
     pub grant_option: bool,
+    /// A REVOKE's CASCADE: grants that hang on a grant option taken go
+    /// too (else, RESTRICT, they refuse the REVOKE: 2BP01).
+    pub cascade: bool,
 }
 
 /// Applies `change` to relation `relation` (`name`, `kind` for errors),
@@ -1259,15 +1280,21 @@ pub fn apply(
             }
         }
     };
-    target.items = Some(changed(target.items(), grantor, change));
+    // Every ACL is changed before any is written, so a REVOKE refused
+    // for its dependent grants (2BP01) changes nothing.
+    target.items = Some(changed(cx.db, &target, grantor, change)?);
     match column {
         None => {
-            put(cx.db, &key(relation), &target)?;
+            let mut columns = Vec::new();
             if !change.grant && change.privileges & COLUMN_PRIVILEGES != 0 {
                 for (c, mut acl) in column_acls(cx.db, relation)? {
-                    acl.items = Some(changed(acl.items(), grantor, change));
-                    put(cx.db, &column_key(relation, c), &acl)?;
+                    acl.items = Some(changed(cx.db, &acl, grantor, change)?);
+                    columns.push((c, acl));
                 }
+            }
+            put(cx.db, &key(relation), &target)?;
+            for (c, acl) in columns {
+                put(cx.db, &column_key(relation, c), &acl)?;
             }
         }
         Some(c) => put(cx.db, &column_key(relation, c), &target)?,
@@ -1275,8 +1302,14 @@ pub fn apply(
     Ok(true)
 }
 
-/// `items` with `change` made by `grantor`.
-fn changed(mut items: Vec<AclItem>, grantor: u32, change: &Change<'_>) -> Vec<AclItem> {
+/// `acl`'s items with `change` made by `grantor`.
+fn changed(
+    db: &Database,
+    acl: &Acl,
+    grantor: u32,
+    change: &Change<'_>,
+) -> Result<Vec<AclItem>, SqlError> {
+    let mut items = acl.items();
     for &grantee in change.grantees {
         let at = items
             .iter()
@@ -1299,16 +1332,67 @@ fn changed(mut items: Vec<AclItem>, grantor: u32, change: &Change<'_>) -> Vec<Ac
                 },
             }),
             (false, Some(at)) => {
-                items[at].privileges &= !change.privileges;
-                items[at].grantable &= !change.privileges;
-                if items[at].privileges == 0 {
-                    items.remove(at);
-                }
+                let lost = take(&mut items, at, change.privileges, change.grant_option);
+                revoke_dependents(db, acl, &mut items, grantee, lost, change.cascade)?;
             }
             (false, None) => {}
         }
     }
-    items
+    Ok(items)
+}
+
+/// Takes `privileges` from item `at` of `items` (`options_only`: their
+/// grant options alone), dropping an item left with no privilege, and
+/// returns the grant options the item lost.
+fn take(items: &mut Vec<AclItem>, at: usize, privileges: Bits, options_only: bool) -> Bits {
+    let before = items[at].grantable;
+    if !options_only {
+        items[at].privileges &= !privileges;
+    }
+    items[at].grantable &= !privileges;
+    let lost = before & !items[at].grantable;
+    if items[at].privileges == 0 {
+        items.remove(at);
+    }
+    lost
+}
+
+/// PostgreSQL's `recursive_revoke`: `grantee` lost the grant options
+/// `lost`; unless it still holds them (as the owner, through another
+/// grant, or through a role whose privileges it holds), what it granted
+/// of them goes too, and so on down the chain (CASCADE), or the REVOKE
+/// fails (RESTRICT: 2BP01). Each step takes bits away, so it ends.
+fn revoke_dependents(
+    db: &Database,
+    acl: &Acl,
+    items: &mut Vec<AclItem>,
+    grantee: u32,
+    lost: Bits,
+    cascade: bool,
+) -> Result<(), SqlError> {
+    if lost == 0 || grantee == acl.owner || grantee == PUBLIC {
+        return Ok(());
+    }
+    let roles = crate::memberships::privileges_of(db, grantee)?;
+    let now = Acl {
+        items: Some(items.clone()),
+        ..acl.clone()
+    };
+    if now.of(&roles).1 & lost == lost {
+        return Ok(());
+    }
+    while let Some(at) =
+        (items.iter()).position(|i| i.grantor == grantee && i.privileges & lost != 0)
+    {
+        if !cascade {
+            return Err(SqlError::new("2BP01", "dependent privileges exist")
+                .with_hint("Use CASCADE to revoke them too."));
+        }
+        let next = items[at].grantee;
+        let next_lost = take(items, at, lost, false);
+        revoke_dependents(db, acl, items, next, next_lost, cascade)?;
+    }
+    Ok(())
 }
 
 /// The relations `txn` sees: oid -> (name, kind word).

@@ -14,8 +14,8 @@ use crate::privileges::{self, Change};
 use crate::roles::{self, Options, Role};
 use folio_db::{Database, Transaction};
 use sqlparser::ast::{
-    Action, AlterRoleOperation, GrantObjects, Grantee, GranteeName, GranteesType, ObjectName,
-    Password, Privileges, RoleOption, Statement,
+    Action, AlterRoleOperation, GrantObjects, Grantee, GranteeName, GranteesType, Ident,
+    ObjectName, Password, Privileges, RoleOption, Statement,
 };
 
 /// The session role may make, change and drop roles (superuser or
@@ -533,42 +533,69 @@ fn objects(
 
 /// `GRANT privileges ON [TABLE] name, ... | ALL TABLES IN SCHEMA public
 /// TO role | PUBLIC, ... [WITH GRANT OPTION]` and `REVOKE ... FROM`.
+///
+/// `grant_option_for`: the REVOKE was `REVOKE GRANT OPTION FOR ...`
+/// (`parse.rs` takes the words out; sqlparser reads none).
 pub fn grant_or_revoke(
     cx: &Ctx<'_>,
     txn: &Transaction,
     notices: &mut Vec<Notice>,
     statement: &Statement,
+    grant_option_for: bool,
 ) -> Result<Output, SqlError> {
-    let (grant, privileges, on, grantees, grant_option) = match statement {
+    let (grant, privileges, on, grantees, grant_option, granted_by, cascade) = match statement {
         Statement::Grant {
             privileges,
             objects,
             grantees,
             with_grant_option,
             as_grantor: None,
-            granted_by: None,
+            granted_by,
             current_grants: None,
-        } => (true, privileges, objects, grantees, *with_grant_option),
+        } => (
+            true,
+            privileges,
+            objects,
+            grantees,
+            *with_grant_option,
+            granted_by,
+            false,
+        ),
         Statement::Revoke {
             privileges,
             objects,
             grantees,
-            granted_by: None,
-            cascade: _,
-        } => (false, privileges, objects, grantees, false),
+            granted_by,
+            cascade,
+        } => (
+            false,
+            privileges,
+            objects,
+            grantees,
+            grant_option_for,
+            granted_by,
+            matches!(cascade, Some(sqlparser::ast::CascadeOption::Cascade)),
+        ),
         _ => return Err(SqlError::unsupported("this form of GRANT or REVOKE")),
     };
+    if let Some(grantor) = granted_by {
+        check_grantor(cx, grantor)?;
+    }
+    let change = |privileges, grantees| Change {
+        grant,
+        privileges,
+        grantees,
+        grant_option,
+        cascade,
+    };
     if let Some(GrantObjects::Schemas(schemas)) = on {
-        return schema(cx, txn, grant, privileges, schemas, grantees, grant_option);
+        let oids = grantee_oids(cx.db, grantees)?;
+        let change = change(privileges::CREATE, &oids);
+        return schema(cx, txn, privileges, schemas, &change);
     }
     let (bits, on_columns) = privilege_bits(privileges)?;
     let oids = grantee_oids(cx.db, grantees)?;
-    let change = |privileges| Change {
-        grant,
-        privileges,
-        grantees: &oids,
-        grant_option,
-    };
+    let change = |privileges| change(privileges, &oids);
     for (oid, name, kind) in objects(cx, txn, on.as_ref())? {
         let mut done = true;
         if bits != 0 || on_columns.is_empty() {
@@ -612,19 +639,35 @@ pub fn grantee_oid(db: &Database, role: &Role, spec: &RoleSpec) -> Result<u32, S
     }
 }
 
+/// A GRANT's or REVOKE's `GRANTED BY role`: PostgreSQL 15 takes the
+/// current role alone (0A000 for another, 42704 for no such role).
+fn check_grantor(cx: &Ctx<'_>, grantor: &Ident) -> Result<(), SqlError> {
+    let spec = match (
+        grantor.quote_style,
+        grantor.value.to_ascii_lowercase().as_str(),
+    ) {
+        (None, "current_user" | "current_role") => RoleSpec::CurrentRole,
+        (None, "session_user") => RoleSpec::SessionUser,
+        _ => RoleSpec::Name(names::ident(grantor)),
+    };
+    if resolve(cx.db, cx.role, &spec)?.oid != cx.role.oid {
+        return Err(SqlError::new("0A000", "grantor must be current user"));
+    }
+    Ok(())
+}
+
 /// `GRANT | REVOKE { CREATE | USAGE | ALL } ON SCHEMA s`: CREATE is
 /// kept (as a relation's privilege, under the schema's oid: 2200 for
 /// public); USAGE, which folio does not check, changes nothing.
-#[allow(clippy::too_many_arguments)]
+/// `change` is the change of CREATE.
 fn schema(
     cx: &Ctx<'_>,
     txn: &Transaction,
-    grant: bool,
     privileges: &Privileges,
     schemas: &[ObjectName],
-    grantees: &[Grantee],
-    grant_option: bool,
+    change: &Change<'_>,
 ) -> Result<Output, SqlError> {
+    let grant = change.grant;
     let mut oids_of_schemas = Vec::new();
     for schema in schemas {
         let schema = names::relation(schema)?;
@@ -661,16 +704,9 @@ fn schema(
             create
         }
     };
-    let oids = grantee_oids(cx.db, grantees)?;
     if create {
-        let change = Change {
-            grant,
-            privileges: privileges::CREATE,
-            grantees: &oids,
-            grant_option,
-        };
         for (oid, name) in &oids_of_schemas {
-            privileges::apply(cx, *oid, None, name, "schema", &change)?;
+            privileges::apply(cx, *oid, None, name, "schema", change)?;
         }
         // (A holder without the grant option is warned by PostgreSQL;
         // only superusers hold CREATE on public with it here.)

@@ -72,6 +72,9 @@ pub enum Routines {
     Named(Vec<sqlparser::ast::FunctionDesc>),
     /// `ALL FUNCTIONS | PROCEDURES | ROUTINES IN SCHEMA s, ...`.
     AllInSchemas(Vec<String>),
+    /// The types of `ON TYPE | DOMAIN name, ...` (the grant's kind is
+    /// `type` or `domain`: `type_privileges.rs`), catalog names.
+    Types(Vec<String>),
 }
 
 /// `GRANT | REVOKE ... ON FUNCTION | PROCEDURE | ROUTINE ...`, as
@@ -81,6 +84,8 @@ pub struct RoutineGrant {
     pub grant: bool,
     /// WITH GRANT OPTION; for a REVOKE, GRANT OPTION FOR.
     pub grant_option: bool,
+    /// A REVOKE's CASCADE (`privileges::Change`).
+    pub cascade: bool,
     /// The privilege words, in capitals (empty: ALL).
     pub privileges: Vec<String>,
     /// `function`, `procedure` or `routine`: what ON names.
@@ -98,6 +103,9 @@ pub fn grant_or_revoke(
     notices: &mut Vec<crate::output::Notice>,
     grant: &RoutineGrant,
 ) -> Result<crate::output::Output, SqlError> {
+    if let Routines::Types(names) = &grant.routines {
+        return crate::type_privileges::grant_or_revoke(cx, notices, grant, names);
+    }
     for word in &grant.privileges {
         if word != "EXECUTE" {
             return Err(SqlError::new(
@@ -122,6 +130,7 @@ pub fn grant_or_revoke(
                 targets.push(def);
             }
         }
+        Routines::Types(_) => unreachable!("taken above"),
         Routines::AllInSchemas(schemas) => {
             let all = cx.db.catalog().functions(txn)?;
             for schema in schemas {
@@ -152,6 +161,7 @@ pub fn grant_or_revoke(
         privileges: EXECUTE,
         grantees: &grantees,
         grant_option: grant.grant_option,
+        cascade: grant.cascade,
     };
     for def in targets {
         if !privileges::apply(cx, def.oid, None, &def.name, kind_word(&def), &change)? {

@@ -719,6 +719,7 @@ impl Session {
             | Parsed::AlterRowSecurity(_)
             | Parsed::RoleGrant(_)
             | Parsed::RoutineGrant(_)
+            | Parsed::RevokeGrantOption(_)
             | Parsed::AlterConstraint(_)
             | Parsed::Inherit(_)
             | Parsed::SetLogged(_)
@@ -3240,7 +3241,7 @@ pub(crate) fn run_with_params(
             ..
         } => crate::role_statements::drop(cx, txn, notices, *if_exists, names),
         Statement::Grant { .. } | Statement::Revoke { .. } => {
-            crate::role_statements::grant_or_revoke(cx, txn, notices, statement)
+            crate::role_statements::grant_or_revoke(cx, txn, notices, statement, false)
         }
         Statement::CreateTable(create) => {
             let name = crate::names::relation(&create.name)?;
@@ -3283,7 +3284,11 @@ pub(crate) fn run_with_params(
         Statement::CreateType {
             name,
             representation,
-        } => crate::enum_types::create(cx, txn, name, representation),
+        } => {
+            let made = crate::enum_types::create(cx, txn, name, representation)?;
+            crate::type_privileges::own_new(cx, txn, &crate::names::relation(name)?)?;
+            Ok(made)
+        }
         Statement::CreateExtension {
             name,
             if_not_exists,
@@ -3338,14 +3343,17 @@ pub(crate) fn run_with_params(
         Statement::AlterType(alter) => {
             crate::enum_types::alter(cx, txn, notices, &alter.name, &alter.operation)
         }
-        Statement::DropDomain(drop) => crate::domains::drop(
-            cx,
-            txn,
-            notices,
-            drop.if_exists,
-            &drop.name,
-            drop.drop_behavior == Some(sqlparser::ast::DropBehavior::Cascade),
-        ),
+        Statement::DropDomain(drop) => {
+            crate::type_privileges::check_owner(cx, txn, &crate::names::relation(&drop.name)?)?;
+            crate::domains::drop(
+                cx,
+                txn,
+                notices,
+                drop.if_exists,
+                &drop.name,
+                drop.drop_behavior == Some(sqlparser::ast::DropBehavior::Cascade),
+            )
+        }
         Statement::CreateView { name, .. } => {
             let name = crate::names::relation(name)?;
             let before = crate::privileges::oid_of(cx, txn, &name)?;
@@ -3511,6 +3519,9 @@ pub(crate) fn run_utility(
         Parsed::RoutineGrant(grant) => {
             crate::routine_privileges::grant_or_revoke(cx, txn, notices, grant)
         }
+        Parsed::RevokeGrantOption(revoke) => {
+            crate::role_statements::grant_or_revoke(cx, txn, notices, revoke, true)
+        }
         Parsed::AlterConstraint(alter) => crate::ddl::alter_constraint(cx, txn, notices, alter),
         Parsed::SetLogged(set) => crate::set_logged::run(cx, txn, notices, set),
         Parsed::CreateUnloggedSequence(create) => {
@@ -3550,11 +3561,24 @@ pub(crate) fn run_utility(
         } => crate::matviews::alter(cx, txn, notices, alter, *materialized),
         Parsed::AlterViewOptions(alter) => crate::view_options::run(cx, txn, notices, alter),
         Parsed::Do(block) => crate::plpgsql::do_block(cx, txn, notices, block),
-        Parsed::CreateDomain(create) => crate::domains::create(cx, txn, create),
+        Parsed::CreateDomain(create) => {
+            crate::privileges::check_create_in_schema(cx, txn, &create.name, false)?;
+            crate::type_privileges::check_usage(cx, &create.data_type)?;
+            let made = crate::domains::create(cx, txn, create)?;
+            crate::type_privileges::own_new(cx, txn, &crate::names::relation(&create.name)?)?;
+            Ok(made)
+        }
         Parsed::CreateProcedure { create, atomic } => {
+            crate::privileges::check_utility(cx, txn, create)?;
             crate::procedures::create(cx, txn, create, atomic.as_deref())
         }
-        Parsed::CreateAggregate(create) => crate::user_aggregates::create(cx, txn, notices, create),
+        Parsed::CreateAggregate(create) => {
+            crate::privileges::check_create_in_schema(cx, txn, &create.name, false)?;
+            for ty in create.args.iter().flatten() {
+                crate::type_privileges::check_usage(cx, ty)?;
+            }
+            crate::user_aggregates::create(cx, txn, notices, create)
+        }
         Parsed::DropAggregate(drop) => crate::user_aggregates::drop(cx, txn, notices, drop),
         Parsed::AlterDomain(alter) => crate::domains::alter(cx, txn, notices, alter),
         Parsed::CreateTrigger { create, args } => {

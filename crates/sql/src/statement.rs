@@ -501,13 +501,14 @@ impl Plan {
                 &with_lookups
             }
         };
-        match &self.what {
+        let out = match &self.what {
             Kind::Query(planned) => planned.output(txn, env),
             Kind::Change(change) => change.run(cx, txn, env),
             Kind::Instead(instead) => instead.run(cx, txn, env),
             Kind::Rules(fired) => fired.run(cx, txn, env),
             Kind::Changes(changes) => changes.run(cx, txn, env),
-        }
+        };
+        out.map_err(|e| crate::failing_row::redact(cx, txn, &self.needs, e))
     }
 
     /// Whether every relation it uses is still current for `txn`.

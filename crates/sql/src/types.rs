@@ -202,7 +202,7 @@ pub fn storable(ty: SqlType) -> Result<SqlType, SqlError> {
 /// optionally qualified by `pg_catalog`; `name` (folio-row `name.rs`)
 /// and `"char"`, PostgreSQL's one-byte type (folio-row
 /// `internal_char.rs`).
-fn named_type(name: &ast::ObjectName) -> Result<SqlType, SqlError> {
+pub(crate) fn named_type(name: &ast::ObjectName) -> Result<SqlType, SqlError> {
     let base = crate::names::builtin(name).unwrap_or_default();
     Ok(match base.as_str() {
         "int2" => SqlType::Int2,

@@ -56,6 +56,31 @@ pub fn descendants(
     Ok(out)
 }
 
+/// The tables an UPDATE or DELETE of `def` without `ONLY` reaches (not
+/// itself): its inheritance descendants and its partitions, at any
+/// depth, each once. Their needs are `def`'s (`privileges::as_parent`).
+pub fn reached(cx: &Ctx<'_>, txn: &Transaction, def: &TableDef) -> Result<Vec<TableDef>, SqlError> {
+    let mut out = Vec::new();
+    let mut seen = vec![def.oid];
+    let mut next: Vec<(u64, String)> = def
+        .children
+        .iter()
+        .chain(&def.partitions)
+        .cloned()
+        .collect();
+    while let Some((oid, name)) = next.pop() {
+        if seen.contains(&oid) {
+            continue;
+        }
+        seen.push(oid);
+        let child =
+            (cx.db.catalog().table(txn, &name)?).ok_or_else(|| SqlError::undefined_table(&name))?;
+        next.extend(child.children.iter().chain(&child.partitions).cloned());
+        out.push(child);
+    }
+    Ok(out)
+}
+
 /// An inheritance parent and the FROM items naming each table it reaches.
 pub type Targets = (Arc<Relation>, Vec<TableWithJoins>);
 

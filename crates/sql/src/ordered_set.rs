@@ -135,7 +135,11 @@ pub fn bind<G: Columns + ?Sized, C: Columns + ?Sized>(
     let direct_exprs = direct_arguments(f)?;
     if direct_exprs.len() != which.direct_count() || f.within_group.len() != 1 {
         // (Its arguments' types over the rows, grouped or not.)
-        return Err(crate::aggregate::no_such_call(name, &all_arguments(f), source));
+        return Err(crate::aggregate::no_such_call(
+            name,
+            &all_arguments(f),
+            source,
+        ));
     }
     let direct = bind_direct(&direct_exprs, grouped, keys)?;
     let ordered = (f.within_group.iter())
